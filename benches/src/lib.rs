@@ -1,0 +1,17 @@
+//! The workload benchmarks that define "fast" for minnow (see DESIGN.md),
+//! and the harness that times them. `cargo xtask bench` runs them; the
+//! names stay fixed so results compare across time.
+
+mod harness;
+pub mod workloads;
+
+pub use harness::{Budget, Measurement, Work, Workload, measure};
+
+/// Every workload, in the order the table prints them.
+pub fn all() -> Vec<Box<dyn Workload>> {
+    let mut list = Vec::new();
+    workloads::gemm::register(&mut list);
+    workloads::memory::register(&mut list);
+    workloads::elementwise::register(&mut list);
+    list
+}

@@ -1,0 +1,193 @@
+//! `gemm/...`: minnow's GEMM wrapper; `faer/...`: faer's `matmul` called
+//! directly on the same row-major slices (the wrapper's overhead);
+//! `faer-colmajor/...`: the same product on faer's own column-major `Mat`s
+//! (what the row-major layout costs or saves at each shape).
+//! Shapes are `m x k x n` (dst m x n); the DQN shapes are a Linear layer's
+//! forward (x Wᵀ), weight gradient (dyᵀ x) and input gradient (dy W).
+
+use super::filled;
+use crate::{Work, Workload};
+use faer::{Accum, Mat, MatMut, MatRef};
+use minnow_kernels::{self as k, Par, View, ViewMut};
+
+#[derive(Clone, Copy)]
+enum Op {
+    /// A · B
+    Nn,
+    /// A · Bᵀ (Linear forward: x · Wᵀ)
+    Nt,
+    /// Aᵀ · B (Linear weight gradient: dyᵀ · x)
+    Tn,
+}
+
+struct Gemm {
+    name: String,
+    m: usize,
+    k: usize,
+    n: usize,
+    op: Op,
+    a: Vec<f32>,
+    b: Vec<f32>,
+    c: Vec<f32>,
+}
+
+impl Gemm {
+    fn new(name: String, m: usize, k: usize, n: usize, op: Op) -> Self {
+        Self {
+            name,
+            m,
+            k,
+            n,
+            op,
+            a: filled(m * k, 1),
+            b: filled(k * n, 2),
+            c: vec![0.0; m * n],
+        }
+    }
+}
+
+impl Workload for Gemm {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn work(&self) -> Work {
+        Work::Flops(2.0 * (self.m * self.k * self.n) as f64)
+    }
+    fn run(&mut self) {
+        let (m, kk, n) = (self.m, self.k, self.n);
+        let (a, b) = match self.op {
+            Op::Nn => (View::new(&self.a, m, kk), View::new(&self.b, kk, n)),
+            Op::Nt => (View::new(&self.a, m, kk), View::new(&self.b, n, kk).t()),
+            Op::Tn => (View::new(&self.a, kk, m).t(), View::new(&self.b, kk, n)),
+        };
+        k::gemm(ViewMut::new(&mut self.c, m, n), 0.0, a, b, 1.0, Par::Seq);
+    }
+}
+
+/// faer's `matmul` on the same row-major slices, without the wrapper.
+struct FaerRowMajor(Gemm);
+
+impl Workload for FaerRowMajor {
+    fn name(&self) -> String {
+        self.0.name.clone()
+    }
+    fn work(&self) -> Work {
+        self.0.work()
+    }
+    fn run(&mut self) {
+        let g = &mut self.0;
+        let (m, kk, n) = (g.m, g.k, g.n);
+        let a = match g.op {
+            Op::Tn => MatRef::from_row_major_slice(&g.a, kk, m).transpose(),
+            _ => MatRef::from_row_major_slice(&g.a, m, kk),
+        };
+        let b = match g.op {
+            Op::Nt => MatRef::from_row_major_slice(&g.b, n, kk).transpose(),
+            _ => MatRef::from_row_major_slice(&g.b, kk, n),
+        };
+        let c = MatMut::from_column_major_slice_with_stride_mut(&mut g.c, n, m, n).transpose_mut();
+        faer::linalg::matmul::matmul(c, Accum::Replace, a, b, 1.0f32, faer::Par::Seq);
+    }
+}
+
+/// The same product through faer's own column-major `Mat`s.
+struct FaerDirect {
+    name: String,
+    op: Op,
+    a: Mat<f32>,
+    b: Mat<f32>,
+    c: Mat<f32>,
+    flops: f64,
+}
+
+impl FaerDirect {
+    fn new(name: String, m: usize, k: usize, n: usize, op: Op) -> Self {
+        let (a_rows, a_cols) = if matches!(op, Op::Tn) { (k, m) } else { (m, k) };
+        let (b_rows, b_cols) = if matches!(op, Op::Nt) { (n, k) } else { (k, n) };
+        let (va, vb) = (filled(a_rows * a_cols, 1), filled(b_rows * b_cols, 2));
+        Self {
+            name,
+            op,
+            a: Mat::from_fn(a_rows, a_cols, |i, j| va[i * a_cols + j]),
+            b: Mat::from_fn(b_rows, b_cols, |i, j| vb[i * b_cols + j]),
+            c: Mat::zeros(m, n),
+            flops: 2.0 * (m * k * n) as f64,
+        }
+    }
+}
+
+impl Workload for FaerDirect {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn work(&self) -> Work {
+        Work::Flops(self.flops)
+    }
+    fn run(&mut self) {
+        let (a, b) = match self.op {
+            Op::Nn => (self.a.as_ref(), self.b.as_ref()),
+            Op::Nt => (self.a.as_ref(), self.b.transpose()),
+            Op::Tn => (self.a.transpose(), self.b.as_ref()),
+        };
+        faer::linalg::matmul::matmul(
+            self.c.as_mut(),
+            Accum::Replace,
+            a,
+            b,
+            1.0f32,
+            faer::Par::Seq,
+        );
+    }
+}
+
+fn both(list: &mut Vec<Box<dyn Workload>>, label: &str, m: usize, k: usize, n: usize, op: Op) {
+    list.push(Box::new(Gemm::new(format!("gemm/{label}"), m, k, n, op)));
+    list.push(Box::new(FaerRowMajor(Gemm::new(
+        format!("faer/{label}"),
+        m,
+        k,
+        n,
+        op,
+    ))));
+    list.push(Box::new(FaerDirect::new(
+        format!("faer-colmajor/{label}"),
+        m,
+        k,
+        n,
+        op,
+    )));
+}
+
+pub fn register(list: &mut Vec<Box<dyn Workload>>) {
+    for n in [64, 128, 256, 512, 1024] {
+        both(list, &n.to_string(), n, n, n, Op::Nn);
+    }
+    // The DQN cube and 2048 networks' Linear layers at batch 64.
+    for (inp, out) in [(144, 128), (128, 64), (64, 6)] {
+        let batch = 64;
+        both(
+            list,
+            &format!("{batch}x{inp}x{out}"),
+            batch,
+            inp,
+            out,
+            Op::Nt,
+        );
+        both(
+            list,
+            &format!("{batch}x{inp}x{out}/dW"),
+            out,
+            batch,
+            inp,
+            Op::Tn,
+        );
+        both(
+            list,
+            &format!("{batch}x{inp}x{out}/dx"),
+            batch,
+            out,
+            inp,
+            Op::Nn,
+        );
+    }
+}

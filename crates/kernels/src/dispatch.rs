@@ -1,0 +1,122 @@
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// The instruction set a kernel call runs with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Scalar,
+    Avx2,
+    Avx512,
+}
+
+static LEVEL: AtomicU8 = AtomicU8::new(u8::MAX);
+
+thread_local! {
+    static THREAD_CAP: Cell<Level> = const { Cell::new(Level::Avx512) };
+}
+
+/// The level kernel calls on this thread run with: the best this CPU
+/// supports (detected once, cached), capped by `MINNOW_SIMD=scalar|avx2`
+/// and by [`with_level`].
+pub fn level() -> Level {
+    let detected = match LEVEL.load(Ordering::Relaxed) {
+        0 => Level::Scalar,
+        1 => Level::Avx2,
+        2 => Level::Avx512,
+        _ => {
+            let detected = detect().min(requested());
+            LEVEL.store(detected as u8, Ordering::Relaxed);
+            detected
+        }
+    };
+    detected.min(THREAD_CAP.with(Cell::get))
+}
+
+/// Runs `f` with kernels on this thread capped at `cap` (never above what
+/// the CPU supports), so tests can hold every compiled path to its twin.
+pub fn with_level<R>(cap: Level, f: impl FnOnce() -> R) -> R {
+    let before = THREAD_CAP.with(|c| c.replace(cap));
+    let result = f();
+    THREAD_CAP.with(|c| c.set(before));
+    result
+}
+
+/// Every level this CPU can run, lowest first.
+pub fn supported_levels() -> Vec<Level> {
+    let best = detect();
+    [Level::Scalar, Level::Avx2, Level::Avx512]
+        .into_iter()
+        .filter(|&l| l <= best)
+        .collect()
+}
+
+fn requested() -> Level {
+    match std::env::var("MINNOW_SIMD").as_deref() {
+        Ok("scalar") => Level::Scalar,
+        Ok("avx2") => Level::Avx2,
+        _ => Level::Avx512,
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn detect() -> Level {
+    if is_x86_feature_detected!("avx512f")
+        && is_x86_feature_detected!("avx512vl")
+        && is_x86_feature_detected!("avx512bw")
+        && is_x86_feature_detected!("avx512dq")
+        && is_x86_feature_detected!("fma")
+    {
+        Level::Avx512
+    } else if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+        Level::Avx2
+    } else {
+        Level::Scalar
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn detect() -> Level {
+    Level::Scalar
+}
+
+/// Defines a kernel whose body is compiled once per [`Level`] and dispatched
+/// once per call. The `check` block runs first, in the caller-facing
+/// function, so its panics point at the caller.
+///
+/// The body is plain Rust written so that LLVM vectorises it (zipped
+/// iterators, fixed-width accumulator arrays); the target-feature copies let
+/// it use 512- or 256-bit registers and FMA.
+macro_rules! kernel {
+    (
+        $(#[$meta:meta])*
+        pub fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?;
+        check $check:block
+        $body:block
+    ) => {
+        $(#[$meta])*
+        #[track_caller]
+        pub fn $name($($arg: $ty),*) $(-> $ret)? {
+            $check
+            #[inline(always)]
+            fn body($($arg: $ty),*) $(-> $ret)? $body
+
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+            fn avx512($($arg: $ty),*) $(-> $ret)? { body($($arg),*) }
+
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2,fma")]
+            fn avx2($($arg: $ty),*) $(-> $ret)? { body($($arg),*) }
+
+            match $crate::dispatch::level() {
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: `level()` reports AVX-512 only when the CPU has every feature enabled above.
+                $crate::Level::Avx512 => unsafe { avx512($($arg),*) },
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: `level()` reports AVX2 only when the CPU has AVX2 and FMA.
+                $crate::Level::Avx2 => unsafe { avx2($($arg),*) },
+                _ => body($($arg),*),
+            }
+        }
+    };
+}

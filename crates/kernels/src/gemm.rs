@@ -1,0 +1,197 @@
+//! GEMM on row-major slices through faer's strided views: a transpose is a
+//! view with swapped strides, never a copy.
+
+use faer::{Accum as FaerAccum, MatMut, MatRef};
+
+pub use faer::Par;
+
+/// A read-only matrix view over a slice: row-major storage with leading
+/// dimension `ld`, possibly viewed transposed.
+#[derive(Clone, Copy, Debug)]
+pub struct View<'a> {
+    data: &'a [f32],
+    rows: usize,
+    cols: usize,
+    row_stride: usize,
+    col_stride: usize,
+}
+
+impl<'a> View<'a> {
+    /// A contiguous row-major `rows x cols` matrix.
+    #[track_caller]
+    pub fn new(data: &'a [f32], rows: usize, cols: usize) -> Self {
+        Self::with_ld(data, rows, cols, cols)
+    }
+
+    /// A row-major `rows x cols` matrix whose rows start `ld` floats apart.
+    #[track_caller]
+    pub fn with_ld(data: &'a [f32], rows: usize, cols: usize, ld: usize) -> Self {
+        check_footprint("View", data.len(), rows, cols, ld);
+        Self {
+            data,
+            rows,
+            cols,
+            row_stride: ld,
+            col_stride: 1,
+        }
+    }
+
+    /// The transposed view (free).
+    pub fn t(self) -> Self {
+        Self {
+            rows: self.cols,
+            cols: self.rows,
+            row_stride: self.col_stride,
+            col_stride: self.row_stride,
+            ..self
+        }
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// Element (r, c).
+    #[track_caller]
+    pub fn at(&self, r: usize, c: usize) -> f32 {
+        assert!(
+            r < self.rows && c < self.cols,
+            "View::at: ({r}, {c}) outside {}x{}",
+            self.rows,
+            self.cols
+        );
+        self.data[r * self.row_stride + c * self.col_stride]
+    }
+
+    pub(crate) fn faer(&self) -> MatRef<'a, f32> {
+        // SAFETY: the constructor checked that every (r, c) in range maps
+        // inside `data`, and transposing only swaps the two strides.
+        unsafe {
+            MatRef::from_raw_parts(
+                self.data.as_ptr(),
+                self.rows,
+                self.cols,
+                self.row_stride as isize,
+                self.col_stride as isize,
+            )
+        }
+    }
+}
+
+/// A mutable row-major `rows x cols` matrix view with leading dimension `ld`.
+#[derive(Debug)]
+pub struct ViewMut<'a> {
+    data: &'a mut [f32],
+    rows: usize,
+    cols: usize,
+    ld: usize,
+}
+
+impl<'a> ViewMut<'a> {
+    #[track_caller]
+    pub fn new(data: &'a mut [f32], rows: usize, cols: usize) -> Self {
+        Self::with_ld(data, rows, cols, cols)
+    }
+
+    #[track_caller]
+    pub fn with_ld(data: &'a mut [f32], rows: usize, cols: usize, ld: usize) -> Self {
+        check_footprint("ViewMut", data.len(), rows, cols, ld);
+        Self {
+            data,
+            rows,
+            cols,
+            ld,
+        }
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    fn faer(&mut self) -> MatMut<'_, f32> {
+        // SAFETY: the constructor checked the footprint, and `&mut self`
+        // makes this the only view of the data while it lives. (faer's own
+        // row-major mutable constructor checks bounds as if column-major,
+        // so it is avoided.)
+        unsafe {
+            MatMut::from_raw_parts_mut(
+                self.data.as_mut_ptr(),
+                self.rows,
+                self.cols,
+                self.ld as isize,
+                1,
+            )
+        }
+    }
+
+    /// Multiplies every element in the view by `beta` (0 clears, even NaN).
+    fn scale(&mut self, beta: f32) {
+        let cols = self.cols;
+        for r in 0..self.rows {
+            let row = &mut self.data[r * self.ld..r * self.ld + cols];
+            if beta == 0.0 {
+                row.fill(0.0);
+            } else {
+                crate::scale(beta, row);
+            }
+        }
+    }
+}
+
+#[track_caller]
+fn check_footprint(what: &str, len: usize, rows: usize, cols: usize, ld: usize) {
+    assert!(
+        ld >= cols,
+        "{what}: leading dimension {ld} is less than {cols} columns"
+    );
+    if rows > 0 && cols > 0 {
+        let need = (rows - 1) * ld + cols;
+        assert!(
+            len >= need,
+            "{what}: {rows}x{cols} with ld {ld} needs {need} floats, slice has {len}"
+        );
+    }
+}
+
+/// dst = alpha * a * b + beta * dst, where `a` and `b` may be transposed
+/// views. beta = 0 never reads dst; beta = 1 accumulates.
+/// `par` chooses faer's threading; at our sizes `Par::Seq` is usually right.
+#[track_caller]
+pub fn gemm(mut dst: ViewMut<'_>, beta: f32, a: View<'_>, b: View<'_>, alpha: f32, par: Par) {
+    assert!(
+        a.cols == b.rows && dst.rows == a.rows && dst.cols == b.cols,
+        "gemm: {}x{} = {}x{} * {}x{}",
+        dst.rows,
+        dst.cols,
+        a.rows,
+        a.cols,
+        b.rows,
+        b.cols
+    );
+    let accum = if beta == 0.0 {
+        FaerAccum::Replace
+    } else {
+        if beta != 1.0 {
+            dst.scale(beta);
+        }
+        FaerAccum::Add
+    };
+    if dst.rows == 0 || dst.cols == 0 {
+        return;
+    }
+    if a.cols == 0 {
+        if accum == FaerAccum::Replace {
+            dst.scale(0.0);
+        }
+        return;
+    }
+    faer::linalg::matmul::matmul(dst.faer(), accum, a.faer(), b.faer(), alpha, par);
+}

@@ -1,0 +1,64 @@
+//! Pure functions on `f32` slices: elementwise and fused ops, reductions,
+//! softmax, LayerNorm, gather/scatter, a fused Adam update, and GEMM through
+//! `faer` on strided views.
+//!
+//! Every kernel is compiled three times (AVX-512, AVX2+FMA, baseline) and
+//! picks one at run time, once per call ([`level`]). Each has a plain scalar
+//! twin with the same signature in [`reference`]; property tests hold them
+//! equal. Kernels never allocate and never see shapes beyond the row length
+//! they are given; a length mismatch is a bug in the caller and panics with
+//! the op's name and the lengths.
+
+#[macro_use]
+mod dispatch;
+mod activation;
+mod adam;
+mod elementwise;
+mod gemm;
+mod index;
+mod layer_norm;
+mod math;
+mod reduce;
+pub mod reference;
+mod softmax;
+
+pub use activation::*;
+pub use adam::{AdamParams, adam_step};
+pub use dispatch::{Level, level, supported_levels, with_level};
+pub use elementwise::*;
+pub use gemm::{Par, View, ViewMut, gemm};
+pub use index::*;
+pub use layer_norm::*;
+pub use reduce::*;
+pub use softmax::*;
+
+/// Whether a kernel overwrites its destination or adds into it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Accum {
+    Replace,
+    Add,
+}
+
+/// Panics unless every length equals the first, naming the op.
+#[track_caller]
+#[inline]
+pub(crate) fn same_len(op: &str, lens: &[usize]) {
+    if lens.iter().any(|&l| l != lens[0]) {
+        panic!("{op}: slice lengths differ: {lens:?}");
+    }
+}
+
+/// Panics unless `len` is a whole number of rows of `cols`, naming the op.
+#[track_caller]
+#[inline]
+pub(crate) fn whole_rows(op: &str, len: usize, cols: usize) -> usize {
+    if cols == 0 {
+        assert!(len == 0, "{op}: {len} values cannot form rows of 0 columns");
+        return 0;
+    }
+    assert!(
+        len.is_multiple_of(cols),
+        "{op}: {len} values are not whole rows of {cols}"
+    );
+    len / cols
+}

@@ -1,0 +1,355 @@
+//! Scalar twins of the SIMD kernels: the same signatures, written as the
+//! plainest possible loops with `std` math, for property tests to hold the
+//! fast versions against.
+
+use crate::{Accum, AdamParams};
+
+fn put(d: &mut f32, v: f32, accum: Accum) {
+    *d = if accum == Accum::Add { *d + v } else { v };
+}
+
+pub fn add(a: &[f32], b: &[f32], out: &mut [f32]) {
+    for i in 0..out.len() {
+        out[i] = a[i] + b[i];
+    }
+}
+
+pub fn sub(a: &[f32], b: &[f32], out: &mut [f32]) {
+    for i in 0..out.len() {
+        out[i] = a[i] - b[i];
+    }
+}
+
+pub fn mul(a: &[f32], b: &[f32], out: &mut [f32]) {
+    for i in 0..out.len() {
+        out[i] = a[i] * b[i];
+    }
+}
+
+pub fn add_assign(dst: &mut [f32], x: &[f32]) {
+    for i in 0..dst.len() {
+        dst[i] += x[i];
+    }
+}
+
+pub fn mul_add_assign(dst: &mut [f32], a: &[f32], b: &[f32]) {
+    for i in 0..dst.len() {
+        dst[i] += a[i] * b[i];
+    }
+}
+
+pub fn axpy(alpha: f32, x: &[f32], y: &mut [f32]) {
+    for i in 0..y.len() {
+        y[i] += alpha * x[i];
+    }
+}
+
+pub fn scale(alpha: f32, x: &mut [f32]) {
+    for v in x {
+        *v *= alpha;
+    }
+}
+
+pub fn scale_into(alpha: f32, x: &[f32], out: &mut [f32]) {
+    for i in 0..out.len() {
+        out[i] = alpha * x[i];
+    }
+}
+
+pub fn relu(x: &[f32], out: &mut [f32]) {
+    for i in 0..x.len() {
+        out[i] = if x[i] > 0.0 { x[i] } else { 0.0 };
+    }
+}
+
+pub fn relu_backward(y: &[f32], dy: &[f32], dx: &mut [f32], accum: Accum) {
+    for i in 0..y.len() {
+        put(&mut dx[i], if y[i] > 0.0 { dy[i] } else { 0.0 }, accum);
+    }
+}
+
+pub fn leaky_relu(x: &[f32], slope: f32, out: &mut [f32]) {
+    for i in 0..x.len() {
+        out[i] = if x[i] > 0.0 { x[i] } else { slope * x[i] };
+    }
+}
+
+pub fn leaky_relu_backward(x: &[f32], slope: f32, dy: &[f32], dx: &mut [f32], accum: Accum) {
+    for i in 0..x.len() {
+        put(
+            &mut dx[i],
+            if x[i] > 0.0 { dy[i] } else { slope * dy[i] },
+            accum,
+        );
+    }
+}
+
+pub fn sigmoid(x: &[f32], out: &mut [f32]) {
+    for i in 0..x.len() {
+        out[i] = 1.0 / (1.0 + (-x[i]).exp());
+    }
+}
+
+pub fn sigmoid_backward(y: &[f32], dy: &[f32], dx: &mut [f32], accum: Accum) {
+    for i in 0..y.len() {
+        put(&mut dx[i], dy[i] * y[i] * (1.0 - y[i]), accum);
+    }
+}
+
+pub fn tanh(x: &[f32], out: &mut [f32]) {
+    for i in 0..x.len() {
+        out[i] = x[i].tanh();
+    }
+}
+
+pub fn tanh_backward(y: &[f32], dy: &[f32], dx: &mut [f32], accum: Accum) {
+    for i in 0..y.len() {
+        put(&mut dx[i], dy[i] * (1.0 - y[i] * y[i]), accum);
+    }
+}
+
+pub fn exp(x: &[f32], out: &mut [f32]) {
+    for i in 0..x.len() {
+        out[i] = x[i].exp();
+    }
+}
+
+pub fn bias_add(x: &[f32], bias: &[f32], out: &mut [f32]) {
+    for i in 0..x.len() {
+        out[i] = x[i] + bias[i % bias.len()];
+    }
+}
+
+pub fn bias_relu(x: &[f32], bias: &[f32], out: &mut [f32]) {
+    for i in 0..x.len() {
+        out[i] = (x[i] + bias[i % bias.len()]).max(0.0);
+    }
+}
+
+pub fn bias_add_inplace(x: &mut [f32], bias: &[f32]) {
+    for i in 0..x.len() {
+        x[i] += bias[i % bias.len()];
+    }
+}
+
+pub fn bias_relu_inplace(x: &mut [f32], bias: &[f32]) {
+    for i in 0..x.len() {
+        x[i] = (x[i] + bias[i % bias.len()]).max(0.0);
+    }
+}
+
+pub fn sum(x: &[f32]) -> f32 {
+    x.iter().map(|&v| v as f64).sum::<f64>() as f32
+}
+
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| x as f64 * y as f64)
+        .sum::<f64>() as f32
+}
+
+pub fn sum_squares(x: &[f32]) -> f32 {
+    x.iter().map(|&v| v as f64 * v as f64).sum::<f64>() as f32
+}
+
+pub fn row_max_argmax(x: &[f32], cols: usize, max: &mut [f32], argmax: &mut [u32]) {
+    for r in 0..max.len() {
+        let row = &x[r * cols..(r + 1) * cols];
+        let mut at = 0;
+        for j in 1..cols {
+            if row[j] > row[at] {
+                at = j;
+            }
+        }
+        max[r] = row[at];
+        argmax[r] = at as u32;
+    }
+}
+
+pub fn col_sums(x: &[f32], cols: usize, out: &mut [f32], accum: Accum) {
+    for j in 0..cols {
+        let mut s = 0.0f64;
+        for r in 0..x.len() / cols {
+            s += x[r * cols + j] as f64;
+        }
+        put(&mut out[j], s as f32, accum);
+    }
+}
+
+pub fn softmax_rows(x: &[f32], cols: usize, y: &mut [f32]) {
+    for (yr, xr) in y.chunks_mut(cols).zip(x.chunks(cols)) {
+        let m = xr.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+        let total: f64 = xr.iter().map(|&v| ((v - m) as f64).exp()).sum();
+        for j in 0..cols {
+            yr[j] = (((xr[j] - m) as f64).exp() / total) as f32;
+        }
+    }
+}
+
+pub fn log_softmax_rows(x: &[f32], cols: usize, y: &mut [f32]) {
+    for (yr, xr) in y.chunks_mut(cols).zip(x.chunks(cols)) {
+        let m = xr.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+        let total: f64 = xr.iter().map(|&v| ((v - m) as f64).exp()).sum();
+        for j in 0..cols {
+            yr[j] = ((xr[j] - m) as f64 - total.ln()) as f32;
+        }
+    }
+}
+
+pub fn softmax_rows_backward(y: &[f32], dy: &[f32], cols: usize, dx: &mut [f32], accum: Accum) {
+    for r in 0..y.len() / cols {
+        let row = r * cols..(r + 1) * cols;
+        let s: f32 = y[row.clone()]
+            .iter()
+            .zip(&dy[row.clone()])
+            .map(|(a, b)| a * b)
+            .sum();
+        for i in row {
+            put(&mut dx[i], y[i] * (dy[i] - s), accum);
+        }
+    }
+}
+
+pub fn log_softmax_rows_backward(y: &[f32], dy: &[f32], cols: usize, dx: &mut [f32], accum: Accum) {
+    for r in 0..y.len() / cols {
+        let row = r * cols..(r + 1) * cols;
+        let s: f32 = dy[row.clone()].iter().sum();
+        for i in row {
+            put(&mut dx[i], dy[i] - y[i].exp() * s, accum);
+        }
+    }
+}
+
+pub fn layer_norm(
+    x: &[f32],
+    gamma: &[f32],
+    beta: &[f32],
+    eps: f32,
+    y: &mut [f32],
+    mean: &mut [f32],
+    rstd: &mut [f32],
+) {
+    let cols = gamma.len();
+    for r in 0..mean.len() {
+        let xr = &x[r * cols..(r + 1) * cols];
+        let m = xr.iter().map(|&v| v as f64).sum::<f64>() / cols as f64;
+        let var = xr.iter().map(|&v| (v as f64 - m).powi(2)).sum::<f64>() / cols as f64;
+        let rs = 1.0 / (var + eps as f64).sqrt();
+        for j in 0..cols {
+            y[r * cols + j] = ((xr[j] as f64 - m) * rs) as f32 * gamma[j] + beta[j];
+        }
+        mean[r] = m as f32;
+        rstd[r] = rs as f32;
+    }
+}
+
+pub fn layer_norm_relu(
+    x: &[f32],
+    gamma: &[f32],
+    beta: &[f32],
+    eps: f32,
+    y: &mut [f32],
+    mean: &mut [f32],
+    rstd: &mut [f32],
+) {
+    layer_norm(x, gamma, beta, eps, y, mean, rstd);
+    for v in y {
+        *v = v.max(0.0);
+    }
+}
+
+pub fn layer_norm_backward(
+    x: &[f32],
+    dy: &[f32],
+    gamma: &[f32],
+    mean: &[f32],
+    rstd: &[f32],
+    dx: &mut [f32],
+    dgamma: &mut [f32],
+    dbeta: &mut [f32],
+    accum: Accum,
+) {
+    let cols = gamma.len();
+    for r in 0..mean.len() {
+        let base = r * cols;
+        let xhat: Vec<f64> = (0..cols)
+            .map(|j| (x[base + j] - mean[r]) as f64 * rstd[r] as f64)
+            .collect();
+        let g: Vec<f64> = (0..cols)
+            .map(|j| dy[base + j] as f64 * gamma[j] as f64)
+            .collect();
+        let mean_g = g.iter().sum::<f64>() / cols as f64;
+        let mean_gx = g.iter().zip(&xhat).map(|(a, b)| a * b).sum::<f64>() / cols as f64;
+        for j in 0..cols {
+            dgamma[j] += (dy[base + j] as f64 * xhat[j]) as f32;
+            dbeta[j] += dy[base + j];
+            let v = rstd[r] as f64 * (g[j] - mean_g - xhat[j] * mean_gx);
+            put(&mut dx[base + j], v as f32, accum);
+        }
+    }
+}
+
+pub fn scatter_add_rows(src: &[f32], cols: usize, idx: &[u32], dst: &mut [f32]) {
+    for (i, &row) in idx.iter().enumerate() {
+        for j in 0..cols {
+            dst[row as usize * cols + j] += src[i * cols + j];
+        }
+    }
+}
+
+pub fn adam_step(params: &mut [f32], grads: &[f32], m: &mut [f32], v: &mut [f32], hp: &AdamParams) {
+    for i in 0..params.len() {
+        let mut g = grads[i];
+        if hp.decoupled {
+            params[i] *= 1.0 - hp.lr * hp.weight_decay;
+        } else {
+            g += hp.weight_decay * params[i];
+        }
+        m[i] = hp.beta1 * m[i] + (1.0 - hp.beta1) * g;
+        v[i] = hp.beta2 * v[i] + (1.0 - hp.beta2) * g * g;
+        let m_hat = m[i] / hp.bias_correction1;
+        let v_hat = v[i] / hp.bias_correction2;
+        params[i] -= hp.lr * m_hat / (v_hat.sqrt() + hp.eps);
+    }
+}
+
+/// dst = alpha * op(a) * op(b) + beta * dst with op given by the transpose
+/// flags, for row-major contiguous operands: the naive triple loop in f64.
+pub fn gemm(
+    m: usize,
+    n: usize,
+    k: usize,
+    alpha: f32,
+    a: &[f32],
+    a_transposed: bool,
+    b: &[f32],
+    b_transposed: bool,
+    beta: f32,
+    dst: &mut [f32],
+) {
+    for i in 0..m {
+        for j in 0..n {
+            let mut s = 0.0f64;
+            for p in 0..k {
+                let av = if a_transposed {
+                    a[p * m + i]
+                } else {
+                    a[i * k + p]
+                };
+                let bv = if b_transposed {
+                    b[j * k + p]
+                } else {
+                    b[p * n + j]
+                };
+                s += av as f64 * bv as f64;
+            }
+            let old = if beta == 0.0 {
+                0.0
+            } else {
+                beta as f64 * dst[i * n + j] as f64
+            };
+            dst[i * n + j] = (alpha as f64 * s + old) as f32;
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! `cargo xtask bench [FILTER]`: times the workloads whose names contain
+//! FILTER, prints a table, writes JSON under target/bench/, and compares
+//! with the previous run.
+
+use crate::machine::Machine;
+use clap::Args;
+use minnow_benches::{Budget, Measurement, measure};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Only workloads whose name contains this.
+    filter: Option<String>,
+    /// Shorter warm-up and measurement (noisier).
+    #[arg(long)]
+    quick: bool,
+    /// List the workload names and exit.
+    #[arg(long)]
+    list: bool,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    machine: Machine,
+    results: &'a [Measurement],
+}
+
+#[derive(Deserialize)]
+struct Previous {
+    results: Vec<PreviousResult>,
+}
+
+#[derive(Deserialize)]
+struct PreviousResult {
+    name: String,
+    median_ns: f64,
+}
+
+pub fn run(args: BenchArgs) -> Result<(), String> {
+    if cfg!(debug_assertions) {
+        return Err("bench: refusing to time a debug build; run `cargo xtask bench` (it builds with --release)".into());
+    }
+    let mut workloads = minnow_benches::all();
+    if let Some(filter) = &args.filter {
+        workloads.retain(|w| w.name().contains(filter.as_str()));
+    }
+    if args.list {
+        workloads.iter().for_each(|w| println!("{}", w.name()));
+        return Ok(());
+    }
+    if workloads.is_empty() {
+        return Err(format!(
+            "bench: no workload matches '{}'; try --list",
+            args.filter.unwrap_or_default()
+        ));
+    }
+    let dir = crate::workspace_root().join("target/bench");
+    let latest = dir.join("latest.json");
+    let previous = read_previous(&latest);
+    let machine = Machine::detect();
+    println!(
+        "minnow bench  {}  {} cores  simd {}  rev {}",
+        machine.cpu, machine.cores, machine.simd, machine.git_revision
+    );
+    eprintln!(
+        "timing {} workloads in {} rounds",
+        workloads.len(),
+        if args.quick {
+            Budget::QUICK.rounds
+        } else {
+            Budget::FULL.rounds
+        }
+    );
+    println!(
+        "{:<34} {:>10} {:>10} {:>10} {:>18} {:>9} {:>8}",
+        "workload", "median", "min", "max", "throughput", "allocs", "vs prev"
+    );
+    let budget = if args.quick {
+        Budget::QUICK
+    } else {
+        Budget::FULL
+    };
+    let results = measure(&mut workloads, budget, |round| {
+        eprint!("\rround {round}/{}", budget.rounds)
+    });
+    eprint!("\r");
+    for m in &results {
+        print_row(m, previous.get(&m.name).copied());
+    }
+    print_wrapper_ratios(&results);
+
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| format!("bench: cannot create {}: {e}", dir.display()))?;
+    let json = serde_json::to_string_pretty(&Report {
+        machine: machine.clone(),
+        results: &results,
+    })
+    .map_err(|e| format!("bench: cannot encode results: {e}"))?;
+    let stamped = dir.join(format!(
+        "{}-{}.json",
+        machine.unix_time, machine.git_revision
+    ));
+    for path in [&stamped, &latest] {
+        std::fs::write(path, &json)
+            .map_err(|e| format!("bench: cannot write {}: {e}", path.display()))?;
+    }
+    println!("\nwrote {}", stamped.display());
+    Ok(())
+}
+
+fn read_previous(path: &PathBuf) -> HashMap<String, f64> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return HashMap::new();
+    };
+    match serde_json::from_str::<Previous>(&text) {
+        Ok(p) => p
+            .results
+            .into_iter()
+            .map(|r| (r.name, r.median_ns))
+            .collect(),
+        Err(e) => {
+            eprintln!(
+                "note: ignoring unreadable previous results {}: {e}",
+                path.display()
+            );
+            HashMap::new()
+        }
+    }
+}
+
+fn print_row(m: &Measurement, previous_ns: Option<f64>) {
+    let (value, unit) = m.throughput();
+    let speedup = previous_ns.map_or(String::from("-"), |p| format!("{:.2}x", p / m.median_ns));
+    println!(
+        "{:<34} {:>10} {:>10} {:>10} {:>18} {:>9} {:>8}",
+        m.name,
+        duration(m.median_ns),
+        duration(m.min_ns),
+        duration(m.max_ns),
+        format!("{} {unit}", si(value)),
+        format!("{:.1}", m.allocs_per_call),
+        speedup
+    );
+}
+
+/// For each `gemm/X`: its time over faer's on the same row-major slices
+/// (the wrapper's overhead) and over faer on column-major `Mat`s.
+fn print_wrapper_ratios(results: &[Measurement]) {
+    let median = |name: String| results.iter().find(|m| m.name == name).map(|m| m.median_ns);
+    let rows: Vec<_> = results
+        .iter()
+        .filter_map(|m| {
+            let shape = m.name.strip_prefix("gemm/")?;
+            Some((
+                shape,
+                m.median_ns,
+                median(format!("faer/{shape}"))?,
+                median(format!("faer-colmajor/{shape}"))?,
+            ))
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    println!("\nGEMM time ratios (1.00 = equal; below 1 minnow is faster):");
+    println!(
+        "  {:<24} {:>16} {:>22}",
+        "shape", "vs faer same data", "vs faer column-major"
+    );
+    for (shape, ours, same, colmajor) in rows {
+        println!(
+            "  {shape:<24} {:>16.3} {:>22.3}",
+            ours / same,
+            ours / colmajor
+        );
+    }
+}
+
+fn duration(ns: f64) -> String {
+    match ns {
+        n if n < 1e3 => format!("{n:.1} ns"),
+        n if n < 1e6 => format!("{:.2} us", n / 1e3),
+        n if n < 1e9 => format!("{:.2} ms", n / 1e6),
+        n => format!("{:.2} s", n / 1e9),
+    }
+}
+
+fn si(value: f64) -> String {
+    match value {
+        v if v >= 1e9 => format!("{:.2}G", v / 1e9),
+        v if v >= 1e6 => format!("{:.2}M", v / 1e6),
+        v if v >= 1e4 => format!("{:.1}k", v / 1e3),
+        v => format!("{v:.1}"),
+    }
+}

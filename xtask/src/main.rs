@@ -1,0 +1,61 @@
+//! `cargo xtask`: minnow's command line (train, bench, profile).
+
+mod bench;
+mod machine;
+mod train;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[global_allocator]
+static ALLOC: minnow_arena::CountingAlloc = minnow_arena::CountingAlloc;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "cargo xtask",
+    about = "minnow: train, benchmark and profile small networks on CPUs"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Train a task end to end (the default task when none is named).
+    Train(train::TrainArgs),
+    /// Run the workload benchmarks and compare with the previous run.
+    Bench(bench::BenchArgs),
+    /// A per-op time breakdown of one workload.
+    Profile {
+        /// A workload name, e.g. dqn_step/cube.
+        workload: String,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Train(args) => train::run(args),
+        Command::Bench(args) => bench::run(args),
+        Command::Profile { workload } => Err(format!(
+            "profile: no workload can be profiled yet ('{workload}'): per-op profiles need the autodiff tape (issue 3)"
+        )),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The workspace root (xtask lives one level below it).
+pub fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask sits inside the workspace")
+        .to_path_buf()
+}
