@@ -103,8 +103,9 @@ pub fn measure(
             ((2e-3 / per_call).ceil() as usize).clamp(1, 1_000_000)
         })
         .collect();
-    let mut times =
-        vec![Vec::with_capacity(budget.rounds * budget.samples_per_round); workloads.len()];
+    // Built one by one: `vec![v; n]` clones, and a clone drops the capacity.
+    let mut times: Vec<Vec<f64>> =
+        (0..workloads.len()).map(|_| Vec::with_capacity(budget.rounds * budget.samples_per_round)).collect();
     let mut allocations = vec![0u64; workloads.len()];
     for round in 0..budget.rounds {
         for (i, w) in workloads.iter_mut().enumerate() {

@@ -95,6 +95,12 @@ impl DerefMut for AlignedBuf {
     }
 }
 
+impl Default for AlignedBuf {
+    fn default() -> Self {
+        Self::zeros(0)
+    }
+}
+
 impl Clone for AlignedBuf {
     fn clone(&self) -> Self {
         Self::from_slice(self)

@@ -8,9 +8,13 @@
 mod aligned;
 mod arena;
 mod counting;
+mod flat;
 mod pool;
+mod split;
 
 pub use aligned::{ALIGN, AlignedBuf};
 pub use arena::{Arena, ArenaMark};
 pub use counting::{AllocStats, CountingAlloc, count_allocations, global_stats, thread_stats};
+pub use flat::FlatArena;
 pub use pool::Pool;
+pub use split::split_disjoint;

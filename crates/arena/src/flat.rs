@@ -1,0 +1,111 @@
+use crate::aligned::AlignedBuf;
+use std::ops::Range;
+
+/// Floats per cache line: every block starts on a 64-byte boundary.
+const LINE: usize = crate::ALIGN / size_of::<f32>();
+
+/// A per-step arena addressed by offsets instead of references: blocks are
+/// `Range<usize>`s into one contiguous aligned buffer, so a tape can keep
+/// them in plain vectors. While warming up the buffer grows (by doubling,
+/// keeping its contents); after that a step of the same shape allocates
+/// nothing. `reset` frees every block at once.
+#[derive(Debug, Default)]
+pub struct FlatArena {
+    buf: AlignedBuf,
+    used: usize,
+}
+
+impl FlatArena {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A block of `len` floats holding whatever an earlier step left there.
+    pub fn alloc_dirty(&mut self, len: usize) -> Range<usize> {
+        let start = self.used;
+        let end = start + len;
+        if end > self.buf.len() {
+            let mut bigger = AlignedBuf::zeros((2 * self.buf.len()).max(end).max(4096));
+            bigger[..self.used].copy_from_slice(&self.buf[..self.used]);
+            self.buf = bigger;
+        }
+        self.used = start + len.div_ceil(LINE) * LINE;
+        start..end
+    }
+
+    /// A zeroed block of `len` floats.
+    pub fn alloc(&mut self, len: usize) -> Range<usize> {
+        let range = self.alloc_dirty(len);
+        self.buf[range.clone()].fill(0.0);
+        range
+    }
+
+    /// A block holding a copy of `values`.
+    pub fn alloc_copy(&mut self, values: &[f32]) -> Range<usize> {
+        let range = self.alloc_dirty(values.len());
+        self.buf[range.clone()].copy_from_slice(values);
+        range
+    }
+
+    /// Frees every block; the memory stays for the next step.
+    pub fn reset(&mut self) {
+        self.used = 0;
+    }
+
+    /// Where the next block will start: blocks at or past a mark are freed
+    /// by `truncate(mark)`.
+    pub fn mark(&self) -> usize {
+        self.used
+    }
+
+    pub fn truncate(&mut self, mark: usize) {
+        assert!(mark <= self.used, "FlatArena::truncate: mark {mark} is past the end {}", self.used);
+        self.used = mark;
+    }
+
+    pub fn used(&self) -> usize {
+        self.used
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// The whole buffer, for splitting into disjoint blocks.
+    pub fn as_mut_slice(&mut self) -> &mut [f32] {
+        &mut self.buf
+    }
+
+    pub fn get(&self, range: Range<usize>) -> &[f32] {
+        &self.buf[range]
+    }
+
+    pub fn get_mut(&mut self, range: Range<usize>) -> &mut [f32] {
+        &mut self.buf[range]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_are_aligned_and_survive_growth() {
+        let mut arena = FlatArena::new();
+        let a = arena.alloc_copy(&[1.0, 2.0, 3.0]);
+        let b = arena.alloc(100_000);
+        assert_eq!(b.start % LINE, 0);
+        assert_eq!(arena.get(a), &[1.0, 2.0, 3.0]);
+        assert!(arena.get(b).iter().all(|&x| x == 0.0));
+    }
+
+    #[test]
+    fn reset_keeps_capacity() {
+        let mut arena = FlatArena::new();
+        let _ = arena.alloc(50_000);
+        let capacity = arena.capacity();
+        arena.reset();
+        let _ = arena.alloc(50_000);
+        assert_eq!(arena.capacity(), capacity);
+    }
+}

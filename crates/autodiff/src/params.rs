@@ -1,0 +1,228 @@
+use crate::{Error, Result};
+use minnow_arena::AlignedBuf;
+use minnow_tensor::Shape;
+use std::ops::Range;
+
+/// Floats per cache line: every parameter starts on a 64-byte boundary.
+const LINE: usize = minnow_arena::ALIGN / size_of::<f32>();
+
+/// A parameter's handle: an index into its [`Params`] store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ParamId(pub(crate) u32);
+
+impl ParamId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct Entry {
+    name: String,
+    shape: Shape,
+    range: Range<usize>,
+}
+
+/// All parameters of a model, and their gradients, each as one flat
+/// aligned buffer with an offsets table (llm.c's layout), so an optimiser
+/// updates everything in one fused pass and `zero_grads` is one fill.
+///
+/// A model holds only [`ParamId`]s; two stores built by the same code have
+/// the same layout, so a target network is a second `Params` and syncing
+/// it is one copy.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Params {
+    entries: Vec<Entry>,
+    values: AlignedBuf,
+    grads: AlignedBuf,
+    used: usize,
+}
+
+impl Params {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a zero-initialised parameter; `init` then fills its values.
+    /// Build-time only: the store grows (and so allocates) here.
+    pub fn add(&mut self, name: &str, dims: &[usize], init: impl FnOnce(&mut [f32])) -> Result<ParamId> {
+        if self.find(name).is_some() {
+            return Err(Error::DuplicateParam { name: name.to_string() });
+        }
+        let shape = Shape::new(dims)?;
+        let start = self.used;
+        let end = start + shape.numel();
+        self.used = start + shape.numel().div_ceil(LINE) * LINE;
+        if self.used > self.values.len() {
+            let capacity = self.used.max(2 * self.values.len());
+            for buf in [&mut self.values, &mut self.grads] {
+                let mut bigger = AlignedBuf::zeros(capacity);
+                bigger[..start].copy_from_slice(&buf[..start]);
+                *buf = bigger;
+            }
+        }
+        init(&mut self.values[start..end]);
+        self.entries.push(Entry { name: name.to_string(), shape, range: start..end });
+        Ok(ParamId(self.entries.len() as u32 - 1))
+    }
+
+    /// The parameter with this name.
+    pub fn find(&self, name: &str) -> Option<ParamId> {
+        self.entries.iter().position(|e| e.name == name).map(|i| ParamId(i as u32))
+    }
+
+    /// Every parameter, in the order added.
+    pub fn ids(&self) -> impl ExactSizeIterator<Item = ParamId> + use<> {
+        (0..self.entries.len() as u32).map(ParamId)
+    }
+
+    pub fn name(&self, id: ParamId) -> &str {
+        &self.entries[id.index()].name
+    }
+
+    pub fn shape(&self, id: ParamId) -> Shape {
+        self.entries[id.index()].shape
+    }
+
+    /// Where the parameter lives in the flat buffers.
+    pub fn range(&self, id: ParamId) -> Range<usize> {
+        self.entries[id.index()].range.clone()
+    }
+
+    pub fn value(&self, id: ParamId) -> &[f32] {
+        &self.values[self.range(id)]
+    }
+
+    pub fn value_mut(&mut self, id: ParamId) -> &mut [f32] {
+        let range = self.range(id);
+        &mut self.values[range]
+    }
+
+    pub fn grad(&self, id: ParamId) -> &[f32] {
+        &self.grads[self.range(id)]
+    }
+
+    pub fn grad_mut(&mut self, id: ParamId) -> &mut [f32] {
+        let range = self.range(id);
+        &mut self.grads[range]
+    }
+
+    /// Number of parameters (elements, excluding alignment padding).
+    pub fn numel(&self) -> usize {
+        self.entries.iter().map(|e| e.range.len()).sum()
+    }
+
+    /// Number of parameter tensors.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The flat value buffer, padding included (padding stays zero).
+    pub fn values(&self) -> &[f32] {
+        &self.values[..self.used]
+    }
+
+    pub fn values_mut(&mut self) -> &mut [f32] {
+        &mut self.values[..self.used]
+    }
+
+    /// The flat gradient buffer, laid out like `values`.
+    pub fn grads(&self) -> &[f32] {
+        &self.grads[..self.used]
+    }
+
+    pub fn grads_mut(&mut self) -> &mut [f32] {
+        &mut self.grads[..self.used]
+    }
+
+    /// Values to update and the gradients to update them with, at once.
+    pub fn values_and_grads(&mut self) -> (&mut [f32], &[f32]) {
+        (&mut self.values[..self.used], &self.grads[..self.used])
+    }
+
+    /// Sets every gradient to zero: one pass over flat memory.
+    pub fn zero_grads(&mut self) {
+        self.grads[..self.used].fill(0.0);
+    }
+
+    /// Whether `other` has the same names and shapes in the same order.
+    pub fn same_layout(&self, other: &Params) -> bool {
+        self.entries.len() == other.entries.len()
+            && self.entries.iter().zip(&other.entries).all(|(a, b)| a.name == b.name && a.shape == b.shape)
+    }
+
+    /// Copies all values from a store of the same layout (a target-network
+    /// sync): one copy, no allocation.
+    pub fn copy_values_from(&mut self, other: &Params) -> Result<()> {
+        self.check_layout(other)?;
+        self.values[..self.used].copy_from_slice(&other.values[..other.used]);
+        Ok(())
+    }
+
+    /// self = (1 - tau) * self + tau * other (Polyak averaging).
+    pub fn blend_values_from(&mut self, other: &Params, tau: f32) -> Result<()> {
+        self.check_layout(other)?;
+        let dst = &mut self.values[..self.used];
+        minnow_kernels::scale(1.0 - tau, dst);
+        minnow_kernels::axpy(tau, &other.values[..other.used], dst);
+        Ok(())
+    }
+
+    /// An error naming the first difference, if the layouts differ.
+    pub fn check_layout(&self, other: &Params) -> Result<()> {
+        if self.same_layout(other) {
+            return Ok(());
+        }
+        let detail = match self.entries.iter().zip(&other.entries).find(|(a, b)| a.name != b.name || a.shape != b.shape) {
+            Some((a, b)) => format!("'{}' {} vs '{}' {}", a.name, a.shape, b.name, b.shape),
+            None => format!("{} tensors vs {}", self.entries.len(), other.entries.len()),
+        };
+        Err(Error::LayoutMismatch { detail })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flat_layout_with_aligned_entries() {
+        let mut p = Params::new();
+        let a = p.add("a", &[3], |v| v.fill(1.0)).unwrap();
+        let b = p.add("b", &[2, 2], |v| v.fill(2.0)).unwrap();
+        assert_eq!(p.value(a), &[1.0; 3]);
+        assert_eq!(p.value(b), &[2.0; 4]);
+        assert_eq!(p.range(b).start % LINE, 0);
+        assert_eq!(p.numel(), 7);
+        assert_eq!(p.find("b"), Some(b));
+        p.grad_mut(b)[0] = 5.0;
+        p.zero_grads();
+        assert!(p.grads().iter().all(|&g| g == 0.0));
+    }
+
+    #[test]
+    fn duplicate_names_are_an_error() {
+        let mut p = Params::new();
+        p.add("w", &[1], |_| {}).unwrap();
+        assert!(matches!(p.add("w", &[1], |_| {}), Err(Error::DuplicateParam { .. })));
+    }
+
+    #[test]
+    fn sync_needs_the_same_layout() {
+        let mut a = Params::new();
+        a.add("w", &[2], |v| v.fill(3.0)).unwrap();
+        let mut b = Params::new();
+        b.add("w", &[2], |_| {}).unwrap();
+        b.copy_values_from(&a).unwrap();
+        assert_eq!(b.values()[..2], [3.0, 3.0]);
+        b.blend_values_from(&a, 0.5).unwrap();
+        let mut c = Params::new();
+        c.add("w", &[3], |_| {}).unwrap();
+        let err = c.copy_values_from(&a).unwrap_err();
+        assert_eq!(err.to_string(), "parameter layouts differ: 'w' [3] vs 'w' [2]");
+    }
+}
