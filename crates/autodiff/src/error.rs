@@ -6,9 +6,17 @@ pub enum Error {
     #[error(transparent)]
     Shape(#[from] TensorError),
     #[error("{op}: index {index} out of range for {bound}")]
-    IndexOutOfRange { op: &'static str, index: u32, bound: usize },
+    IndexOutOfRange {
+        op: &'static str,
+        index: u32,
+        bound: usize,
+    },
     #[error("{op}: expected {expected} indices, found {found}")]
-    IndexCount { op: &'static str, expected: usize, found: usize },
+    IndexCount {
+        op: &'static str,
+        expected: usize,
+        found: usize,
+    },
     #[error("the loss is not finite ({value}); refusing to backpropagate it")]
     NonFiniteLoss { value: f32 },
     #[error("backward needs a scalar loss, found shape {shape}")]

@@ -1,7 +1,31 @@
-//! minnow's autodiff: a tape of recorded ops and its reverse pass.
+//! minnow's autodiff: a tape (Wengert list) of ops recorded by index, its
+//! reverse pass, flat parameter and gradient memory, custom ops, and a
+//! finite-difference gradient checker.
+//!
+//! A training step:
+//! ```ignore
+//! params.zero_grads();
+//! let mut g = tape.graph(&mut params);
+//! let x = g.input(&[batch, 16], observations)?;
+//! let w = g.param(w_id);
+//! let y = g.linear(x, w, None)?;
+//! let loss = g.mse(y, targets, None)?;
+//! g.backward(loss)?;
+//! ```
+//! Parameters persist in [`Params`]; everything else lives in the tape's
+//! arena until the next step clears it, so a warmed-up step allocates
+//! nothing. `tape.inference(&params)` runs the same ops without recording.
 
+mod custom;
 mod error;
+pub mod gradcheck;
+mod ops;
 mod params;
+mod profile;
+mod tape;
 
+pub use custom::{CustomId, CustomOp};
 pub use error::{Error, Result};
 pub use params::{ParamId, Params};
+pub use profile::Profile;
+pub use tape::{Graph, MAX_INPUTS, Tape, Var};
