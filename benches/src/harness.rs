@@ -113,9 +113,7 @@ pub fn measure(
             let allocs_before = global_stats().allocations;
             let begin = Instant::now();
             let mut taken = 0;
-            while taken < 3
-                || (taken < budget.samples_per_round && begin.elapsed() < budget.per_round)
-            {
+            while taken < 3 || (taken < budget.samples_per_round && begin.elapsed() < budget.per_round) {
                 let t = Instant::now();
                 for _ in 0..calls_per_sample[i] {
                     w.run();

@@ -3,14 +3,21 @@
 //! names stay fixed so results compare across time.
 
 mod harness;
+mod profile;
 pub mod workloads;
 
 pub use harness::{Budget, Measurement, Work, Workload, measure};
+pub use profile::{PROFILED, ProfileReport, ProfileRow, profile};
 
 /// Every workload, in the order the table prints them.
 pub fn all() -> Vec<Box<dyn Workload>> {
     let mut list = Vec::new();
+    workloads::dqn::register(&mut list);
+    workloads::az::register(&mut list);
+    workloads::conv::register(&mut list);
+    workloads::lstm::register(&mut list);
     workloads::gemm::register(&mut list);
+    workloads::small_gemm::register(&mut list);
     workloads::memory::register(&mut list);
     workloads::elementwise::register(&mut list);
     list

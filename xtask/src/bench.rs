@@ -51,10 +51,7 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
         return Ok(());
     }
     if workloads.is_empty() {
-        return Err(format!(
-            "bench: no workload matches '{}'; try --list",
-            args.filter.unwrap_or_default()
-        ));
+        return Err(format!("bench: no workload matches '{}'; try --list", args.filter.unwrap_or_default()));
     }
     let dir = crate::workspace_root().join("target/bench");
     let latest = dir.join("latest.json");
@@ -67,44 +64,26 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
     eprintln!(
         "timing {} workloads in {} rounds",
         workloads.len(),
-        if args.quick {
-            Budget::QUICK.rounds
-        } else {
-            Budget::FULL.rounds
-        }
+        if args.quick { Budget::QUICK.rounds } else { Budget::FULL.rounds }
     );
     println!(
         "{:<34} {:>10} {:>10} {:>10} {:>18} {:>9} {:>8}",
         "workload", "median", "min", "max", "throughput", "allocs", "vs prev"
     );
-    let budget = if args.quick {
-        Budget::QUICK
-    } else {
-        Budget::FULL
-    };
-    let results = measure(&mut workloads, budget, |round| {
-        eprint!("\rround {round}/{}", budget.rounds)
-    });
+    let budget = if args.quick { Budget::QUICK } else { Budget::FULL };
+    let results = measure(&mut workloads, budget, |round| eprint!("\rround {round}/{}", budget.rounds));
     eprint!("\r");
     for m in &results {
         print_row(m, previous.get(&m.name).copied());
     }
     print_wrapper_ratios(&results);
 
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| format!("bench: cannot create {}: {e}", dir.display()))?;
-    let json = serde_json::to_string_pretty(&Report {
-        machine: machine.clone(),
-        results: &results,
-    })
-    .map_err(|e| format!("bench: cannot encode results: {e}"))?;
-    let stamped = dir.join(format!(
-        "{}-{}.json",
-        machine.unix_time, machine.git_revision
-    ));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("bench: cannot create {}: {e}", dir.display()))?;
+    let json = serde_json::to_string_pretty(&Report { machine: machine.clone(), results: &results })
+        .map_err(|e| format!("bench: cannot encode results: {e}"))?;
+    let stamped = dir.join(format!("{}-{}.json", machine.unix_time, machine.git_revision));
     for path in [&stamped, &latest] {
-        std::fs::write(path, &json)
-            .map_err(|e| format!("bench: cannot write {}: {e}", path.display()))?;
+        std::fs::write(path, &json).map_err(|e| format!("bench: cannot write {}: {e}", path.display()))?;
     }
     println!("\nwrote {}", stamped.display());
     Ok(())
@@ -115,16 +94,9 @@ fn read_previous(path: &PathBuf) -> HashMap<String, f64> {
         return HashMap::new();
     };
     match serde_json::from_str::<Previous>(&text) {
-        Ok(p) => p
-            .results
-            .into_iter()
-            .map(|r| (r.name, r.median_ns))
-            .collect(),
+        Ok(p) => p.results.into_iter().map(|r| (r.name, r.median_ns)).collect(),
         Err(e) => {
-            eprintln!(
-                "note: ignoring unreadable previous results {}: {e}",
-                path.display()
-            );
+            eprintln!("note: ignoring unreadable previous results {}: {e}", path.display());
             HashMap::new()
         }
     }
@@ -153,28 +125,16 @@ fn print_wrapper_ratios(results: &[Measurement]) {
         .iter()
         .filter_map(|m| {
             let shape = m.name.strip_prefix("gemm/")?;
-            Some((
-                shape,
-                m.median_ns,
-                median(format!("faer/{shape}"))?,
-                median(format!("faer-colmajor/{shape}"))?,
-            ))
+            Some((shape, m.median_ns, median(format!("faer/{shape}"))?, median(format!("faer-colmajor/{shape}"))?))
         })
         .collect();
     if rows.is_empty() {
         return;
     }
     println!("\nGEMM time ratios (1.00 = equal; below 1 minnow is faster):");
-    println!(
-        "  {:<24} {:>16} {:>22}",
-        "shape", "vs faer same data", "vs faer column-major"
-    );
+    println!("  {:<24} {:>16} {:>22}", "shape", "vs faer same data", "vs faer column-major");
     for (shape, ours, same, colmajor) in rows {
-        println!(
-            "  {shape:<24} {:>16.3} {:>22.3}",
-            ours / same,
-            ours / colmajor
-        );
+        println!("  {shape:<24} {:>16.3} {:>22.3}", ours / same, ours / colmajor);
     }
 }
 

@@ -2,6 +2,8 @@
 
 mod bench;
 mod machine;
+mod plot;
+mod profile;
 mod train;
 
 use clap::{Parser, Subcommand};
@@ -12,10 +14,7 @@ use std::process::ExitCode;
 static ALLOC: minnow_arena::CountingAlloc = minnow_arena::CountingAlloc;
 
 #[derive(Parser, Debug)]
-#[command(
-    name = "cargo xtask",
-    about = "minnow: train, benchmark and profile small networks on CPUs"
-)]
+#[command(name = "cargo xtask", about = "minnow: train, benchmark and profile small networks on CPUs")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -28,20 +27,20 @@ enum Command {
     /// Run the workload benchmarks and compare with the previous run.
     Bench(bench::BenchArgs),
     /// A per-op time breakdown of one workload.
-    Profile {
-        /// A workload name, e.g. dqn_step/cube.
-        workload: String,
-    },
+    Profile(profile::ProfileArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Subnormal floats take a slow path on x86; training never needs them
+    // (see minnow_kernels::flush_denormals). MINNOW_KEEP_DENORMALS=1 keeps them.
+    if std::env::var_os("MINNOW_KEEP_DENORMALS").is_none() {
+        minnow_kernels::flush_denormals();
+    }
     let result = match cli.command {
         Command::Train(args) => train::run(args),
         Command::Bench(args) => bench::run(args),
-        Command::Profile { workload } => Err(format!(
-            "profile: no workload can be profiled yet ('{workload}'): per-op profiles need the autodiff tape (issue 3)"
-        )),
+        Command::Profile(args) => profile::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -54,8 +53,5 @@ fn main() -> ExitCode {
 
 /// The workspace root (xtask lives one level below it).
 pub fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask sits inside the workspace")
-        .to_path_buf()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits inside the workspace").to_path_buf()
 }

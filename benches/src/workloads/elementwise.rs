@@ -35,9 +35,7 @@ impl Kind {
         match self {
             Kind::Add | Kind::ReluBackward => 3.0,
             Kind::Axpy => 3.0,
-            Kind::Relu | Kind::Tanh | Kind::BiasRelu(_) | Kind::Softmax(_) | Kind::LayerNorm(_) => {
-                2.0
-            }
+            Kind::Relu | Kind::Tanh | Kind::BiasRelu(_) | Kind::Softmax(_) | Kind::LayerNorm(_) => 2.0,
             // params, m, v read and written; grads read.
             Kind::Adam => 7.0,
         }
@@ -109,26 +107,12 @@ impl Workload for Kernel {
 pub fn register(list: &mut Vec<Box<dyn Workload>>) {
     const SMALL: usize = 64 * 128;
     const LARGE: usize = 4 << 20;
-    for kind in [
-        Kind::Add,
-        Kind::Axpy,
-        Kind::Relu,
-        Kind::ReluBackward,
-        Kind::Tanh,
-    ] {
+    for kind in [Kind::Add, Kind::Axpy, Kind::Relu, Kind::ReluBackward, Kind::Tanh] {
         list.push(Box::new(Kernel::new(kind, SMALL, "64x128")));
         list.push(Box::new(Kernel::new(kind, LARGE, "16MiB")));
     }
     list.push(Box::new(Kernel::new(Kind::BiasRelu(128), SMALL, "64x128")));
-    list.push(Box::new(Kernel::new(
-        Kind::Softmax(676),
-        64 * 676,
-        "64x676",
-    )));
-    list.push(Box::new(Kernel::new(
-        Kind::LayerNorm(140),
-        64 * 140,
-        "64x140",
-    )));
+    list.push(Box::new(Kernel::new(Kind::Softmax(676), 64 * 676, "64x676")));
+    list.push(Box::new(Kernel::new(Kind::LayerNorm(140), 64 * 140, "64x140")));
     list.push(Box::new(Kernel::new(Kind::Adam, 283_477, "283K")));
 }

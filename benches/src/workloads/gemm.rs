@@ -33,16 +33,7 @@ struct Gemm {
 
 impl Gemm {
     fn new(name: String, m: usize, k: usize, n: usize, op: Op) -> Self {
-        Self {
-            name,
-            m,
-            k,
-            n,
-            op,
-            a: filled(m * k, 1),
-            b: filled(k * n, 2),
-            c: vec![0.0; m * n],
-        }
+        Self { name, m, k, n, op, a: filled(m * k, 1), b: filled(k * n, 2), c: vec![0.0; m * n] }
     }
 }
 
@@ -129,33 +120,14 @@ impl Workload for FaerDirect {
             Op::Nt => (self.a.as_ref(), self.b.transpose()),
             Op::Tn => (self.a.transpose(), self.b.as_ref()),
         };
-        faer::linalg::matmul::matmul(
-            self.c.as_mut(),
-            Accum::Replace,
-            a,
-            b,
-            1.0f32,
-            faer::Par::Seq,
-        );
+        faer::linalg::matmul::matmul(self.c.as_mut(), Accum::Replace, a, b, 1.0f32, faer::Par::Seq);
     }
 }
 
 fn both(list: &mut Vec<Box<dyn Workload>>, label: &str, m: usize, k: usize, n: usize, op: Op) {
     list.push(Box::new(Gemm::new(format!("gemm/{label}"), m, k, n, op)));
-    list.push(Box::new(FaerRowMajor(Gemm::new(
-        format!("faer/{label}"),
-        m,
-        k,
-        n,
-        op,
-    ))));
-    list.push(Box::new(FaerDirect::new(
-        format!("faer-colmajor/{label}"),
-        m,
-        k,
-        n,
-        op,
-    )));
+    list.push(Box::new(FaerRowMajor(Gemm::new(format!("faer/{label}"), m, k, n, op))));
+    list.push(Box::new(FaerDirect::new(format!("faer-colmajor/{label}"), m, k, n, op)));
 }
 
 pub fn register(list: &mut Vec<Box<dyn Workload>>) {
@@ -165,29 +137,8 @@ pub fn register(list: &mut Vec<Box<dyn Workload>>) {
     // The DQN cube and 2048 networks' Linear layers at batch 64.
     for (inp, out) in [(144, 128), (128, 64), (64, 6)] {
         let batch = 64;
-        both(
-            list,
-            &format!("{batch}x{inp}x{out}"),
-            batch,
-            inp,
-            out,
-            Op::Nt,
-        );
-        both(
-            list,
-            &format!("{batch}x{inp}x{out}/dW"),
-            out,
-            batch,
-            inp,
-            Op::Tn,
-        );
-        both(
-            list,
-            &format!("{batch}x{inp}x{out}/dx"),
-            batch,
-            out,
-            inp,
-            Op::Nn,
-        );
+        both(list, &format!("{batch}x{inp}x{out}"), batch, inp, out, Op::Nt);
+        both(list, &format!("{batch}x{inp}x{out}/dW"), out, batch, inp, Op::Tn);
+        both(list, &format!("{batch}x{inp}x{out}/dx"), batch, out, inp, Op::Nn);
     }
 }

@@ -1,4 +1,5 @@
-//! The memory-bound limit: a plain copy, and the column-sum reduction
+//! The limits: one core's FMA throughput; a plain copy (memory bandwidth);
+//! and the column-sum reduction
 //! (bias gradient) on a matrix far larger than L2, in GB/s.
 //! Copy counts bytes read plus bytes written (the STREAM convention);
 //! column sums count bytes read.
@@ -28,6 +29,23 @@ impl Workload for Copy {
     }
 }
 
+/// The FMA throughput of one core: the ceiling for every GFLOP/s figure.
+struct FmaPeak;
+
+const PEAK_ROUNDS: usize = 10_000;
+
+impl Workload for FmaPeak {
+    fn name(&self) -> String {
+        "peak/fma".into()
+    }
+    fn work(&self) -> Work {
+        Work::Flops(k::fma_peak_probe(PEAK_ROUNDS, 1.0).1)
+    }
+    fn run(&mut self) {
+        std::hint::black_box(k::fma_peak_probe(PEAK_ROUNDS, std::hint::black_box(1.0)));
+    }
+}
+
 struct ColSums {
     cols: usize,
     x: Vec<f32>,
@@ -48,21 +66,11 @@ impl Workload for ColSums {
 }
 
 pub fn register(list: &mut Vec<Box<dyn Workload>>) {
-    list.push(Box::new(Copy {
-        src: filled(BIG, 3),
-        dst: vec![0.0; BIG],
-    }));
+    list.push(Box::new(FmaPeak));
+    list.push(Box::new(Copy { src: filled(BIG, 3), dst: vec![0.0; BIG] }));
     for cols in [128, 1024] {
-        list.push(Box::new(ColSums {
-            cols,
-            x: filled(BIG, 4),
-            out: vec![0.0; cols],
-        }));
+        list.push(Box::new(ColSums { cols, x: filled(BIG, 4), out: vec![0.0; cols] }));
     }
     // The DQN bias gradients themselves: tiny and cache resident.
-    list.push(Box::new(ColSums {
-        cols: 128,
-        x: filled(64 * 128, 5),
-        out: vec![0.0; 128],
-    }));
+    list.push(Box::new(ColSums { cols: 128, x: filled(64 * 128, 5), out: vec![0.0; 128] }));
 }

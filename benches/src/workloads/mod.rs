@@ -1,19 +1,20 @@
 //! Workload definitions, one file per family.
 
+pub mod az;
+pub mod conv;
+pub mod dqn;
 pub mod elementwise;
 pub mod gemm;
+pub mod lstm;
 pub mod memory;
+pub mod small_gemm;
 
 /// Deterministic pseudo-random values in [-1, 1) for benchmark inputs.
 pub fn filled(len: usize, seed: u64) -> Vec<f32> {
-    let mut state = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
+    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
     (0..len)
         .map(|_| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             ((state >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
         })
         .collect()

@@ -21,17 +21,12 @@ impl AlignedBuf {
     /// A zeroed buffer of `len` floats. `len == 0` allocates nothing.
     pub fn zeros(len: usize) -> Self {
         if len == 0 {
-            return Self {
-                ptr: aligned_dangling(),
-                len: 0,
-            };
+            return Self { ptr: aligned_dangling(), len: 0 };
         }
         let layout = layout_for(len);
         // SAFETY: the layout has non-zero size.
         let raw = unsafe { alloc_zeroed(layout) };
-        let Some(ptr) = NonNull::new(raw.cast::<f32>()) else {
-            handle_alloc_error(layout)
-        };
+        let Some(ptr) = NonNull::new(raw.cast::<f32>()) else { handle_alloc_error(layout) };
         Self { ptr, len }
     }
 
@@ -60,9 +55,7 @@ impl AlignedBuf {
 }
 
 fn layout_for(len: usize) -> Layout {
-    let bytes = len
-        .checked_mul(size_of::<f32>())
-        .expect("AlignedBuf: size overflows usize");
+    let bytes = len.checked_mul(size_of::<f32>()).expect("AlignedBuf: size overflows usize");
     Layout::from_size_align(bytes, ALIGN).expect("AlignedBuf: size overflows isize")
 }
 
@@ -115,9 +108,7 @@ impl PartialEq for AlignedBuf {
 
 impl fmt::Debug for AlignedBuf {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AlignedBuf")
-            .field("len", &self.len)
-            .finish()
+        f.debug_struct("AlignedBuf").field("len", &self.len).finish()
     }
 }
 

@@ -41,17 +41,8 @@ impl Arena {
 
     /// An arena with room for `floats` floats before it needs to grow.
     pub fn with_capacity(floats: usize) -> Self {
-        let chunks = if floats == 0 {
-            Vec::new()
-        } else {
-            vec![AlignedBuf::zeros(round_up(floats))]
-        };
-        Self {
-            chunks: UnsafeCell::new(chunks),
-            current: Cell::new(0),
-            used: Cell::new(0),
-            high_water: Cell::new(0),
-        }
+        let chunks = if floats == 0 { Vec::new() } else { vec![AlignedBuf::zeros(round_up(floats))] };
+        Self { chunks: UnsafeCell::new(chunks), current: Cell::new(0), used: Cell::new(0), high_water: Cell::new(0) }
     }
 
     /// A zeroed slice of `len` floats, 64-byte aligned.
@@ -101,11 +92,7 @@ impl Arena {
 
     /// Where the arena stands now.
     pub fn mark(&self) -> ArenaMark {
-        ArenaMark {
-            chunk: self.current.get(),
-            used: self.used.get(),
-            total: self.used_floats(),
-        }
+        ArenaMark { chunk: self.current.get(), used: self.used.get(), total: self.used_floats() }
     }
 
     /// Frees everything allocated after `mark`, keeping the memory.
@@ -138,11 +125,7 @@ impl Arena {
     pub fn used_floats(&self) -> usize {
         // SAFETY: reading lengths only; see `alloc_dirty`.
         let chunks = unsafe { &*self.chunks.get() };
-        let before: usize = chunks
-            .iter()
-            .take(self.current.get())
-            .map(|c| c.len())
-            .sum();
+        let before: usize = chunks.iter().take(self.current.get()).map(|c| c.len()).sum();
         before + self.used.get()
     }
 
@@ -206,11 +189,7 @@ mod tests {
         let capacity = arena.capacity();
         let _ = arena.alloc(16);
         let _ = arena.alloc(100_000);
-        assert_eq!(
-            arena.capacity(),
-            capacity,
-            "a repeated step must not grow the arena"
-        );
+        assert_eq!(arena.capacity(), capacity, "a repeated step must not grow the arena");
         assert!(arena.high_water() >= 100_016);
     }
 

@@ -12,10 +12,7 @@ pub struct AllocStats {
 impl std::ops::Sub for AllocStats {
     type Output = AllocStats;
     fn sub(self, earlier: AllocStats) -> AllocStats {
-        AllocStats {
-            allocations: self.allocations - earlier.allocations,
-            bytes: self.bytes - earlier.bytes,
-        }
+        AllocStats { allocations: self.allocations - earlier.allocations, bytes: self.bytes - earlier.bytes }
     }
 }
 
@@ -84,10 +81,7 @@ pub fn thread_stats() -> AllocStats {
 
 /// Allocations made so far by all threads.
 pub fn global_stats() -> AllocStats {
-    AllocStats {
-        allocations: GLOBAL_ALLOCS.load(Relaxed),
-        bytes: GLOBAL_BYTES.load(Relaxed),
-    }
+    AllocStats { allocations: GLOBAL_ALLOCS.load(Relaxed), bytes: GLOBAL_BYTES.load(Relaxed) }
 }
 
 /// Runs `f` and returns what it allocated on this thread and on all threads

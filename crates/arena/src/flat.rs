@@ -59,11 +59,7 @@ impl FlatArena {
     }
 
     pub fn truncate(&mut self, mark: usize) {
-        assert!(
-            mark <= self.used,
-            "FlatArena::truncate: mark {mark} is past the end {}",
-            self.used
-        );
+        assert!(mark <= self.used, "FlatArena::truncate: mark {mark} is past the end {}", self.used);
         self.used = mark;
     }
 

@@ -49,10 +49,7 @@ mod tests {
         pool.give(buf);
         let again = pool.take(100);
         assert_eq!(again.as_ptr(), ptr);
-        assert!(
-            again.iter().all(|&x| x == 0.0),
-            "reused buffers come back zeroed"
-        );
+        assert!(again.iter().all(|&x| x == 0.0), "reused buffers come back zeroed");
         assert_eq!(pool.take(50).len(), 50);
     }
 }

@@ -17,15 +17,10 @@ pub fn split_disjoint<'a, const B: usize, const C: usize, const R: usize, const 
     writes: [(usize, Range<usize>); W],
 ) -> ([&'a [f32]; R], [&'a mut [f32]; W]) {
     let len_of = |b: usize| {
-        if b < B {
-            mutable[b].len()
-        } else {
-            shared[b - B].len()
-        }
+        if b < B { mutable[b].len() } else { shared[b - B].len() }
     };
-    let overlaps = |a: &Range<usize>, b: &Range<usize>| {
-        !a.is_empty() && !b.is_empty() && a.start < b.end && b.start < a.end
-    };
+    let overlaps =
+        |a: &Range<usize>, b: &Range<usize>| !a.is_empty() && !b.is_empty() && a.start < b.end && b.start < a.end;
     for (b, r) in &reads {
         assert!(
             *b < B + C && r.start <= r.end && r.end <= len_of(*b),
@@ -38,29 +33,20 @@ pub fn split_disjoint<'a, const B: usize, const C: usize, const R: usize, const 
             "split_disjoint: write ({wb}, {w:?}) is out of bounds or in a shared buffer"
         );
         for (ob, o) in writes.iter().skip(i + 1).chain(reads.iter()) {
-            assert!(
-                wb != ob || !overlaps(w, o),
-                "split_disjoint: write ({wb}, {w:?}) overlaps ({ob}, {o:?})"
-            );
+            assert!(wb != ob || !overlaps(w, o), "split_disjoint: write ({wb}, {w:?}) overlaps ({ob}, {o:?})");
         }
     }
     let bases: [*mut f32; B] = mutable.map(|b| b.as_mut_ptr());
     let shared_bases: [*const f32; C] = shared.map(|b| b.as_ptr());
     let base = |b: usize| {
-        if b < B {
-            bases[b].cast_const()
-        } else {
-            shared_bases[b - B]
-        }
+        if b < B { bases[b].cast_const() } else { shared_bases[b - B] }
     };
     // SAFETY: every block is in bounds of its buffer (checked above); no
     // mutable block overlaps any other block of its buffer; all buffers are
     // borrowed (the mutable ones exclusively) for 'a.
-    let read_slices =
-        reads.map(|(b, r)| unsafe { std::slice::from_raw_parts(base(b).add(r.start), r.len()) });
+    let read_slices = reads.map(|(b, r)| unsafe { std::slice::from_raw_parts(base(b).add(r.start), r.len()) });
     // SAFETY: as above.
-    let write_slices = writes
-        .map(|(b, w)| unsafe { std::slice::from_raw_parts_mut(bases[b].add(w.start), w.len()) });
+    let write_slices = writes.map(|(b, w)| unsafe { std::slice::from_raw_parts_mut(bases[b].add(w.start), w.len()) });
     (read_slices, write_slices)
 }
 
@@ -72,12 +58,8 @@ mod tests {
     fn reads_and_writes_of_one_buffer() {
         let mut a = [1.0, 2.0, 3.0, 4.0];
         let mut b = [10.0, 20.0];
-        let ([x, y], [out, other]) = split_disjoint(
-            [&mut a, &mut b],
-            [],
-            [(0, 0..2), (0, 1..2)],
-            [(0, 2..4), (1, 0..2)],
-        );
+        let ([x, y], [out, other]) =
+            split_disjoint([&mut a, &mut b], [], [(0, 0..2), (0, 1..2)], [(0, 2..4), (1, 0..2)]);
         out[0] = x[0] + y[0];
         other[1] = 7.0;
         assert_eq!(a, [1.0, 2.0, 3.0, 4.0]);

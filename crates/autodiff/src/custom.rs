@@ -44,10 +44,7 @@ impl Graph<'_> {
     /// Runs a registered custom op on up to four inputs.
     pub fn custom(&mut self, id: CustomId, inputs: &[Var]) -> Result<Var> {
         if inputs.is_empty() || inputs.len() > MAX_INPUTS {
-            return Err(Error::Config(format!(
-                "custom op: {} inputs, expected 1 to {MAX_INPUTS}",
-                inputs.len()
-            )));
+            return Err(Error::Config(format!("custom op: {} inputs, expected 1 to {MAX_INPUTS}", inputs.len())));
         }
         let mut shapes = [Shape::scalar(); MAX_INPUTS];
         for (s, &v) in shapes.iter_mut().zip(inputs) {
@@ -65,17 +62,8 @@ impl Graph<'_> {
         }
         let writes = [self.val(y), self.blk(saved)];
         let arity = inputs.len();
-        self.with_custom(id, reads, writes, |op, ins, [out, sv]| {
-            op.forward(&ins[..arity], shapes, out, sv)
-        });
-        self.record(
-            crate::ops::OpKind::Custom(id),
-            inputs,
-            y,
-            saved,
-            IndexBlock::EMPTY,
-            0.0,
-        );
+        self.with_custom(id, reads, writes, |op, ins, [out, sv]| op.forward(&ins[..arity], shapes, out, sv));
+        self.record(crate::ops::OpKind::Custom(id), inputs, y, saved, IndexBlock::EMPTY, 0.0);
         Ok(y)
     }
 }

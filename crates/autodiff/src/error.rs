@@ -6,17 +6,9 @@ pub enum Error {
     #[error(transparent)]
     Shape(#[from] TensorError),
     #[error("{op}: index {index} out of range for {bound}")]
-    IndexOutOfRange {
-        op: &'static str,
-        index: u32,
-        bound: usize,
-    },
+    IndexOutOfRange { op: &'static str, index: u32, bound: usize },
     #[error("{op}: expected {expected} indices, found {found}")]
-    IndexCount {
-        op: &'static str,
-        expected: usize,
-        found: usize,
-    },
+    IndexCount { op: &'static str, expected: usize, found: usize },
     #[error("the loss is not finite ({value}); refusing to backpropagate it")]
     NonFiniteLoss { value: f32 },
     #[error("backward needs a scalar loss, found shape {shape}")]
@@ -27,6 +19,10 @@ pub enum Error {
     LayoutMismatch { detail: String },
     #[error("invalid configuration: {0}")]
     Config(String),
+    #[error("checkpoint: {0}")]
+    Checkpoint(String),
+    #[error("data: {0}")]
+    Data(String),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

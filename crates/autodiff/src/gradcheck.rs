@@ -71,8 +71,7 @@ pub fn check_gradients(
             params.values_mut()[at] = original;
             let numeric = ((plus - minus) / (2.0 * h as f64)) as f32;
             let analytic = analytic_all[at];
-            let error =
-                (analytic - numeric).abs() / (atol + rtol * analytic.abs().max(numeric.abs()));
+            let error = (analytic - numeric).abs() / (atol + rtol * analytic.abs().max(numeric.abs()));
             report.checked += 1;
             if error > report.max_error {
                 report = GradCheck {

@@ -45,16 +45,9 @@ impl Params {
 
     /// Adds a zero-initialised parameter; `init` then fills its values.
     /// Build-time only: the store grows (and so allocates) here.
-    pub fn add(
-        &mut self,
-        name: &str,
-        dims: &[usize],
-        init: impl FnOnce(&mut [f32]),
-    ) -> Result<ParamId> {
+    pub fn add(&mut self, name: &str, dims: &[usize], init: impl FnOnce(&mut [f32])) -> Result<ParamId> {
         if self.find(name).is_some() {
-            return Err(Error::DuplicateParam {
-                name: name.to_string(),
-            });
+            return Err(Error::DuplicateParam { name: name.to_string() });
         }
         let shape = Shape::new(dims)?;
         let start = self.used;
@@ -69,20 +62,13 @@ impl Params {
             }
         }
         init(&mut self.values[start..end]);
-        self.entries.push(Entry {
-            name: name.to_string(),
-            shape,
-            range: start..end,
-        });
+        self.entries.push(Entry { name: name.to_string(), shape, range: start..end });
         Ok(ParamId(self.entries.len() as u32 - 1))
     }
 
     /// The parameter with this name.
     pub fn find(&self, name: &str) -> Option<ParamId> {
-        self.entries
-            .iter()
-            .position(|e| e.name == name)
-            .map(|i| ParamId(i as u32))
+        self.entries.iter().position(|e| e.name == name).map(|i| ParamId(i as u32))
     }
 
     /// Every parameter, in the order added.
@@ -171,11 +157,7 @@ impl Params {
     /// Whether `other` has the same names and shapes in the same order.
     pub fn same_layout(&self, other: &Params) -> bool {
         self.entries.len() == other.entries.len()
-            && self
-                .entries
-                .iter()
-                .zip(&other.entries)
-                .all(|(a, b)| a.name == b.name && a.shape == b.shape)
+            && self.entries.iter().zip(&other.entries).all(|(a, b)| a.name == b.name && a.shape == b.shape)
     }
 
     /// Copies all values from a store of the same layout (a target-network
@@ -200,11 +182,7 @@ impl Params {
         if self.same_layout(other) {
             return Ok(());
         }
-        let detail = match self
-            .entries
-            .iter()
-            .zip(&other.entries)
-            .find(|(a, b)| a.name != b.name || a.shape != b.shape)
+        let detail = match self.entries.iter().zip(&other.entries).find(|(a, b)| a.name != b.name || a.shape != b.shape)
         {
             Some((a, b)) => format!("'{}' {} vs '{}' {}", a.name, a.shape, b.name, b.shape),
             None => format!("{} tensors vs {}", self.entries.len(), other.entries.len()),
@@ -236,10 +214,7 @@ mod tests {
     fn duplicate_names_are_an_error() {
         let mut p = Params::new();
         p.add("w", &[1], |_| {}).unwrap();
-        assert!(matches!(
-            p.add("w", &[1], |_| {}),
-            Err(Error::DuplicateParam { .. })
-        ));
+        assert!(matches!(p.add("w", &[1], |_| {}), Err(Error::DuplicateParam { .. })));
     }
 
     #[test]
@@ -254,9 +229,6 @@ mod tests {
         let mut c = Params::new();
         c.add("w", &[3], |_| {}).unwrap();
         let err = c.copy_values_from(&a).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "parameter layouts differ: 'w' [3] vs 'w' [2]"
-        );
+        assert_eq!(err.to_string(), "parameter layouts differ: 'w' [3] vs 'w' [2]");
     }
 }

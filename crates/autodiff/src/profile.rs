@@ -3,24 +3,51 @@
 use crate::ops::OpKind;
 use std::time::{Duration, Instant};
 
+/// Op kinds a profile keeps apart before it starts to allocate.
+const KINDS: usize = 64;
+
+#[derive(Clone, Debug)]
+struct Entry {
+    name: &'static str,
+    forward: (Duration, u64),
+    backward: (Duration, u64),
+}
+
 /// Accumulated time and call counts per op kind, forward and backward.
-/// Fixed arrays indexed by kind: recording never allocates.
-#[derive(Clone, Debug, Default)]
+/// Room for 64 kinds is reserved up front, so recording does not allocate.
+#[derive(Clone, Debug)]
 pub struct Profile {
-    forward: [(Duration, u64); OpKind::COUNT],
-    backward: [(Duration, u64); OpKind::COUNT],
+    entries: Vec<Entry>,
     pub(crate) op_start: Option<Instant>,
 }
 
+impl Default for Profile {
+    fn default() -> Self {
+        Self { entries: Vec::with_capacity(KINDS), op_start: None }
+    }
+}
+
 impl Profile {
+    fn entry(&mut self, kind: OpKind) -> &mut Entry {
+        let name = kind.name();
+        let at = match self.entries.iter().position(|e| e.name == name) {
+            Some(at) => at,
+            None => {
+                self.entries.push(Entry { name, forward: Default::default(), backward: Default::default() });
+                self.entries.len() - 1
+            }
+        };
+        &mut self.entries[at]
+    }
+
     pub(crate) fn add_forward(&mut self, kind: OpKind, t: Duration) {
-        let e = &mut self.forward[kind.index()];
+        let e = &mut self.entry(kind).forward;
         e.0 += t;
         e.1 += 1;
     }
 
     pub(crate) fn add_backward(&mut self, kind: OpKind, t: Duration) {
-        let e = &mut self.backward[kind.index()];
+        let e = &mut self.entry(kind).backward;
         e.0 += t;
         e.1 += 1;
     }
@@ -28,19 +55,17 @@ impl Profile {
     /// (phase, op name, total time, calls) for every kind that ran, most
     /// expensive first.
     pub fn rows(&self) -> Vec<(&'static str, &'static str, Duration, u64)> {
-        let mut rows: Vec<_> = OpKind::ALL
+        let mut rows: Vec<_> = self
+            .entries
             .iter()
-            .flat_map(|&k| {
-                [
-                    ("forward", self.forward[k.index()]),
-                    ("backward", self.backward[k.index()]),
-                ]
-                .into_iter()
-                .filter(|(_, (_, n))| *n > 0)
-                .map(move |(phase, (t, n))| (phase, k.name(), t, n))
+            .flat_map(|e| {
+                [("forward", e.forward), ("backward", e.backward)]
+                    .into_iter()
+                    .filter(|(_, (_, n))| *n > 0)
+                    .map(move |(phase, (t, n))| (phase, e.name, t, n))
             })
             .collect();
-        rows.sort_by(|a, b| b.2.cmp(&a.2));
+        rows.sort_by_key(|r| std::cmp::Reverse(r.2));
         rows
     }
 }

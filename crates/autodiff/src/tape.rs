@@ -32,10 +32,7 @@ impl Block {
     pub(crate) const EMPTY: Block = Block { start: 0, len: 0 };
 
     fn from_range(r: Range<usize>) -> Self {
-        Self {
-            start: r.start as u32,
-            len: r.len() as u32,
-        }
+        Self { start: r.start as u32, len: r.len() as u32 }
     }
 
     pub(crate) fn range(self) -> Range<usize> {
@@ -134,21 +131,13 @@ impl Tape {
     /// Starts a training step: clears the tape and records every op.
     pub fn graph<'a>(&'a mut self, params: &'a mut Params) -> Graph<'a> {
         self.clear();
-        Graph {
-            tape: self,
-            params: ParamAccess::Train(params),
-            recording: true,
-        }
+        Graph { tape: self, params: ParamAccess::Train(params), recording: true }
     }
 
     /// Starts a forward-only pass that records nothing: for inference.
     pub fn inference<'a>(&'a mut self, params: &'a Params) -> Graph<'a> {
         self.clear();
-        Graph {
-            tape: self,
-            params: ParamAccess::Infer(params),
-            recording: false,
-        }
+        Graph { tape: self, params: ParamAccess::Infer(params), recording: false }
     }
 
     fn clear(&mut self) {
@@ -204,10 +193,7 @@ pub struct Graph<'a> {
 
 impl std::fmt::Debug for Graph<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Graph")
-            .field("tape", &self.tape)
-            .field("recording", &self.recording)
-            .finish()
+        f.debug_struct("Graph").field("tape", &self.tape).field("recording", &self.recording).finish()
     }
 }
 
@@ -237,12 +223,7 @@ impl<'a> Graph<'a> {
             .into());
         }
         let block = Block::from_range(self.tape.data.alloc_copy(data));
-        Ok(self.push_node(Node {
-            shape,
-            value: Loc::Tape(block),
-            grad: None,
-            requires_grad: false,
-        }))
+        Ok(self.push_node(Node { shape, value: Loc::Tape(block), grad: None, requires_grad: false }))
     }
 
     /// A parameter: read in place from the store; its gradient accumulates
@@ -250,12 +231,7 @@ impl<'a> Graph<'a> {
     pub fn param(&mut self, id: ParamId) -> Var {
         let shape = self.params().shape(id);
         let requires_grad = self.recording;
-        self.push_node(Node {
-            shape,
-            value: Loc::Param(id),
-            grad: None,
-            requires_grad,
-        })
+        self.push_node(Node { shape, value: Loc::Param(id), grad: None, requires_grad })
     }
 
     pub fn shape(&self, v: Var) -> Shape {
@@ -302,12 +278,7 @@ impl<'a> Graph<'a> {
         }
         let requires_grad = self.recording && inputs.iter().any(|&v| self.requires_grad(v));
         let block = Block::from_range(self.tape.data.alloc_dirty(shape.numel()));
-        self.push_node(Node {
-            shape,
-            value: Loc::Tape(block),
-            grad: None,
-            requires_grad,
-        })
+        self.push_node(Node { shape, value: Loc::Tape(block), grad: None, requires_grad })
     }
 
     /// Scratch on the tape that lives until the step ends (saved values).
@@ -319,10 +290,7 @@ impl<'a> Graph<'a> {
     pub(crate) fn store_indices(&mut self, idx: &[u32]) -> IndexBlock {
         let start = self.tape.indices.len() as u32;
         self.tape.indices.extend_from_slice(idx);
-        IndexBlock {
-            start,
-            end: self.tape.indices.len() as u32,
-        }
+        IndexBlock { start, end: self.tape.indices.len() as u32 }
     }
 
     /// Where a node's value lives, as a `split_disjoint` block.
@@ -359,11 +327,7 @@ impl<'a> Graph<'a> {
     /// needs no gradient: for kernels that always produce every gradient.
     pub(crate) fn grad_or_scratch(&mut self, v: Var) -> (usize, Range<usize>) {
         let loc = self.grad_loc(v);
-        if loc.1.is_empty() {
-            (TAPE, self.tape.data.alloc(self.shape(v).numel()))
-        } else {
-            loc
-        }
+        if loc.1.is_empty() { (TAPE, self.tape.data.alloc(self.shape(v).numel())) } else { loc }
     }
 
     /// Borrows blocks of the tape and the parameter store at once.
@@ -396,15 +360,7 @@ impl<'a> Graph<'a> {
         }
         let mut all = [Var(0); MAX_INPUTS];
         all[..inputs.len()].copy_from_slice(inputs);
-        self.tape.ops.push(Op {
-            kind,
-            inputs: all,
-            arity: inputs.len() as u8,
-            output,
-            saved,
-            index,
-            scalar,
-        });
+        self.tape.ops.push(Op { kind, inputs: all, arity: inputs.len() as u8, output, saved, index, scalar });
     }
 
     /// Runs the reverse pass from a scalar loss: every parameter's gradient
@@ -420,9 +376,7 @@ impl<'a> Graph<'a> {
             return Err(Error::NonFiniteLoss { value });
         }
         if !matches!(self.params, ParamAccess::Train(_)) {
-            return Err(Error::Config(
-                "backward on an inference graph: start the step with Tape::graph".into(),
-            ));
+            return Err(Error::Config("backward on an inference graph: start the step with Tape::graph".into()));
         }
         if !self.requires_grad(loss) {
             return Ok(());
@@ -434,11 +388,7 @@ impl<'a> Graph<'a> {
             if self.tape.nodes[op.output.0 as usize].grad.is_none() {
                 continue;
             }
-            let start = self
-                .tape
-                .profile
-                .as_ref()
-                .map(|_| std::time::Instant::now());
+            let start = self.tape.profile.as_ref().map(|_| std::time::Instant::now());
             crate::ops::backward(self, &op);
             if let (Some(t), Some(p)) = (start, self.tape.profile.as_mut()) {
                 p.add_backward(op.kind, t.elapsed());

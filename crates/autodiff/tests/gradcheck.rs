@@ -6,6 +6,9 @@ use minnow_tensor::Shape;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+/// A graph builder returning a scalar loss.
+type LossFn<'a> = dyn Fn(&mut Graph<'_>) -> Result<Var> + 'a;
+
 const H: f32 = 1e-2;
 /// With h = 1e-2, f32 rounding in losses of order 10 adds about 5e-5 of
 /// noise to the finite differences; truncation error is about h² = 1e-4
@@ -15,9 +18,7 @@ const RTOL: f32 = 2e-3;
 
 /// Values in ±[0.1, 1]: away from the kinks of ReLU-like ops.
 fn values(rng: &mut Pcg64Mcg, n: usize) -> Vec<f32> {
-    (0..n)
-        .map(|_| rng.random_range(0.1f32..1.0) * if rng.random_bool(0.5) { 1.0 } else { -1.0 })
-        .collect()
+    (0..n).map(|_| rng.random_range(0.1f32..1.0) * if rng.random_bool(0.5) { 1.0 } else { -1.0 }).collect()
 }
 
 struct Case {
@@ -27,18 +28,13 @@ struct Case {
 
 impl Case {
     fn new(seed: u64) -> Self {
-        Self {
-            params: Params::new(),
-            rng: Pcg64Mcg::seed_from_u64(seed),
-        }
+        Self { params: Params::new(), rng: Pcg64Mcg::seed_from_u64(seed) }
     }
 
     fn param(&mut self, name: &str, dims: &[usize]) -> ParamId {
         let n = dims.iter().product();
         let v = values(&mut self.rng, n);
-        self.params
-            .add(name, dims, |dst| dst.copy_from_slice(&v))
-            .unwrap()
+        self.params.add(name, dims, |dst| dst.copy_from_slice(&v)).unwrap()
     }
 
     fn data(&mut self, n: usize) -> Vec<f32> {
@@ -70,19 +66,11 @@ impl Case {
 fn linear_with_and_without_bias_and_relu() {
     for (bias, relu) in [(true, false), (false, false), (true, true), (false, true)] {
         let mut c = Case::new(1);
-        let (x, w, b) = (
-            c.param("x", &[5, 7]),
-            c.param("w", &[3, 7]),
-            c.param("b", &[3]),
-        );
+        let (x, w, b) = (c.param("x", &[5, 7]), c.param("w", &[3, 7]), c.param("b", &[3]));
         c.check(&format!("linear bias={bias} relu={relu}"), move |g| {
             let (x, w, b) = (g.param(x), g.param(w), g.param(b));
             let b = bias.then_some(b);
-            if relu {
-                g.linear_relu(x, w, b)
-            } else {
-                g.linear(x, w, b)
-            }
+            if relu { g.linear_relu(x, w, b) } else { g.linear(x, w, b) }
         });
     }
 }
@@ -166,18 +154,10 @@ fn activations() {
 fn layer_norm_and_fused_relu() {
     for relu in [false, true] {
         let mut c = Case::new(8);
-        let (x, gamma, beta) = (
-            c.param("x", &[3, 10]),
-            c.param("gamma", &[10]),
-            c.param("beta", &[10]),
-        );
+        let (x, gamma, beta) = (c.param("x", &[3, 10]), c.param("gamma", &[10]), c.param("beta", &[10]));
         c.check(&format!("layer_norm relu={relu}"), move |g| {
             let (x, gamma, beta) = (g.param(x), g.param(gamma), g.param(beta));
-            if relu {
-                g.layer_norm_relu(x, gamma, beta, 1e-5)
-            } else {
-                g.layer_norm(x, gamma, beta, 1e-5)
-            }
+            if relu { g.layer_norm_relu(x, gamma, beta, 1e-5) } else { g.layer_norm(x, gamma, beta, 1e-5) }
         });
     }
 }
@@ -209,7 +189,7 @@ fn losses_with_and_without_weights() {
         let w = weighted.then_some(&weights[..]);
         let name = |n: &str| format!("{n} weighted={weighted}");
         let (t1, t2, t3) = (target.clone(), target.clone(), probs.clone());
-        let cases: Vec<(String, Box<dyn Fn(&mut Graph<'_>) -> Result<Var>>)> = vec![
+        let cases: Vec<(String, Box<LossFn<'_>>)> = vec![
             (
                 name("mse"),
                 Box::new(move |g| {
@@ -271,20 +251,9 @@ impl CustomOp for Cube {
         Ok(inputs[0])
     }
     fn forward(&self, inputs: &[&[f32]], _: &[Shape], output: &mut [f32], _: &mut [f32]) {
-        output
-            .iter_mut()
-            .zip(inputs[0])
-            .for_each(|(y, &x)| *y = x * x * x);
+        output.iter_mut().zip(inputs[0]).for_each(|(y, &x)| *y = x * x * x);
     }
-    fn backward(
-        &self,
-        inputs: &[&[f32]],
-        _: &[Shape],
-        _: &[f32],
-        _: &[f32],
-        dy: &[f32],
-        dx: &mut [&mut [f32]],
-    ) {
+    fn backward(&self, inputs: &[&[f32]], _: &[Shape], _: &[f32], _: &[f32], dy: &[f32], dx: &mut [&mut [f32]]) {
         for ((d, &x), &g) in dx[0].iter_mut().zip(inputs[0]).zip(dy) {
             *d += 3.0 * x * x * g;
         }
@@ -294,23 +263,17 @@ impl CustomOp for Cube {
 #[test]
 fn custom_ops_join_the_tape() {
     let mut params = Params::new();
-    let x = params
-        .add("x", &[2, 3], |v| {
-            v.copy_from_slice(&[0.5, -1.0, 2.0, 0.1, 0.3, -0.7])
-        })
-        .unwrap();
+    let x = params.add("x", &[2, 3], |v| v.copy_from_slice(&[0.5, -1.0, 2.0, 0.1, 0.3, -0.7])).unwrap();
     let mut tape = Tape::new();
     let cube = tape.register(Box::new(Cube));
     params.zero_grads();
-    let mut g = tape.graph(&mut params);
-    let xv = g.param(x);
-    let y = g.custom(cube, &[xv]).unwrap();
-    let loss = g.sum(y).unwrap();
-    g.backward(loss).unwrap();
-    drop(g);
-    let expected: Vec<f32> = [0.5f32, -1.0, 2.0, 0.1, 0.3, -0.7]
-        .iter()
-        .map(|x| 3.0 * x * x)
-        .collect();
+    {
+        let mut g = tape.graph(&mut params);
+        let xv = g.param(x);
+        let y = g.custom(cube, &[xv]).unwrap();
+        let loss = g.sum(y).unwrap();
+        g.backward(loss).unwrap();
+    }
+    let expected: Vec<f32> = [0.5f32, -1.0, 2.0, 0.1, 0.3, -0.7].iter().map(|x| 3.0 * x * x).collect();
     assert_eq!(params.grad(x), &expected[..]);
 }

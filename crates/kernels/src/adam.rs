@@ -21,15 +21,7 @@ pub struct AdamParams {
 
 impl AdamParams {
     /// Parameters for step `t` (counted from 1), as PyTorch computes them.
-    pub fn new(
-        lr: f32,
-        beta1: f32,
-        beta2: f32,
-        eps: f32,
-        weight_decay: f32,
-        decoupled: bool,
-        t: u64,
-    ) -> Self {
+    pub fn new(lr: f32, beta1: f32, beta2: f32, eps: f32, weight_decay: f32, decoupled: bool, t: u64) -> Self {
         let t = t.min(i32::MAX as u64) as i32;
         Self {
             lr,

@@ -44,10 +44,7 @@ pub fn with_level<R>(cap: Level, f: impl FnOnce() -> R) -> R {
 /// Every level this CPU can run, lowest first.
 pub fn supported_levels() -> Vec<Level> {
     let best = detect();
-    [Level::Scalar, Level::Avx2, Level::Avx512]
-        .into_iter()
-        .filter(|&l| l <= best)
-        .collect()
+    [Level::Scalar, Level::Avx2, Level::Avx512].into_iter().filter(|&l| l <= best).collect()
 }
 
 fn requested() -> Level {

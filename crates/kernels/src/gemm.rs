@@ -27,24 +27,12 @@ impl<'a> View<'a> {
     #[track_caller]
     pub fn with_ld(data: &'a [f32], rows: usize, cols: usize, ld: usize) -> Self {
         check_footprint("View", data.len(), rows, cols, ld);
-        Self {
-            data,
-            rows,
-            cols,
-            row_stride: ld,
-            col_stride: 1,
-        }
+        Self { data, rows, cols, row_stride: ld, col_stride: 1 }
     }
 
     /// The transposed view (free).
     pub fn t(self) -> Self {
-        Self {
-            rows: self.cols,
-            cols: self.rows,
-            row_stride: self.col_stride,
-            col_stride: self.row_stride,
-            ..self
-        }
+        Self { rows: self.cols, cols: self.rows, row_stride: self.col_stride, col_stride: self.row_stride, ..self }
     }
 
     pub fn rows(&self) -> usize {
@@ -58,13 +46,13 @@ impl<'a> View<'a> {
     /// Element (r, c).
     #[track_caller]
     pub fn at(&self, r: usize, c: usize) -> f32 {
-        assert!(
-            r < self.rows && c < self.cols,
-            "View::at: ({r}, {c}) outside {}x{}",
-            self.rows,
-            self.cols
-        );
+        assert!(r < self.rows && c < self.cols, "View::at: ({r}, {c}) outside {}x{}", self.rows, self.cols);
         self.data[r * self.row_stride + c * self.col_stride]
+    }
+
+    /// The backing slice and the (row, column) strides.
+    pub(crate) fn raw(&self) -> (&'a [f32], usize, usize) {
+        (self.data, self.row_stride, self.col_stride)
     }
 
     pub(crate) fn faer(&self) -> MatRef<'a, f32> {
@@ -100,12 +88,7 @@ impl<'a> ViewMut<'a> {
     #[track_caller]
     pub fn with_ld(data: &'a mut [f32], rows: usize, cols: usize, ld: usize) -> Self {
         check_footprint("ViewMut", data.len(), rows, cols, ld);
-        Self {
-            data,
-            rows,
-            cols,
-            ld,
-        }
+        Self { data, rows, cols, ld }
     }
 
     pub fn rows(&self) -> usize {
@@ -116,20 +99,17 @@ impl<'a> ViewMut<'a> {
         self.cols
     }
 
+    /// The backing slice and the leading dimension.
+    pub(crate) fn raw_mut(&mut self) -> (&mut [f32], usize) {
+        (self.data, self.ld)
+    }
+
     fn faer(&mut self) -> MatMut<'_, f32> {
         // SAFETY: the constructor checked the footprint, and `&mut self`
         // makes this the only view of the data while it lives. (faer's own
         // row-major mutable constructor checks bounds as if column-major,
         // so it is avoided.)
-        unsafe {
-            MatMut::from_raw_parts_mut(
-                self.data.as_mut_ptr(),
-                self.rows,
-                self.cols,
-                self.ld as isize,
-                1,
-            )
-        }
+        unsafe { MatMut::from_raw_parts_mut(self.data.as_mut_ptr(), self.rows, self.cols, self.ld as isize, 1) }
     }
 
     /// Multiplies every element in the view by `beta` (0 clears, even NaN).
@@ -148,22 +128,18 @@ impl<'a> ViewMut<'a> {
 
 #[track_caller]
 fn check_footprint(what: &str, len: usize, rows: usize, cols: usize, ld: usize) {
-    assert!(
-        ld >= cols,
-        "{what}: leading dimension {ld} is less than {cols} columns"
-    );
+    assert!(ld >= cols, "{what}: leading dimension {ld} is less than {cols} columns");
     if rows > 0 && cols > 0 {
         let need = (rows - 1) * ld + cols;
-        assert!(
-            len >= need,
-            "{what}: {rows}x{cols} with ld {ld} needs {need} floats, slice has {len}"
-        );
+        assert!(len >= need, "{what}: {rows}x{cols} with ld {ld} needs {need} floats, slice has {len}");
     }
 }
 
 /// dst = alpha * a * b + beta * dst, where `a` and `b` may be transposed
 /// views. beta = 0 never reads dst; beta = 1 accumulates.
 /// `par` chooses faer's threading; at our sizes `Par::Seq` is usually right.
+/// Small row-major products (see `small_gemm::takes`) run on minnow's own
+/// kernels instead, always on the calling thread.
 #[track_caller]
 pub fn gemm(mut dst: ViewMut<'_>, beta: f32, a: View<'_>, b: View<'_>, alpha: f32, par: Par) {
     assert!(
@@ -176,6 +152,11 @@ pub fn gemm(mut dst: ViewMut<'_>, beta: f32, a: View<'_>, b: View<'_>, alpha: f3
         b.rows,
         b.cols
     );
+    // Small row-major products run on minnow's own kernels, where faer's
+    // fixed cost per call dominates (thresholds in `small_gemm::takes`).
+    if crate::small_gemm::try_gemm(&mut dst, beta, &a, &b, alpha) {
+        return;
+    }
     let accum = if beta == 0.0 {
         FaerAccum::Replace
     } else {

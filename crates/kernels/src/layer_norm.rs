@@ -14,14 +14,7 @@ fn check_shapes(op: &str, x: usize, y: usize, gamma: usize, beta: usize, mean: u
 
 /// Normalises one row; returns (mean, 1 / sqrt(var + eps)).
 #[inline(always)]
-fn normalize_row(
-    x: &[f32],
-    gamma: &[f32],
-    beta: &[f32],
-    eps: f32,
-    y: &mut [f32],
-    relu: bool,
-) -> (f32, f32) {
+fn normalize_row(x: &[f32], gamma: &[f32], beta: &[f32], eps: f32, y: &mut [f32], relu: bool) -> (f32, f32) {
     let n = x.len() as f32;
     let mean = math::sum_map(x, |v| v) / n;
     let var = math::sum_map(x, |v| (v - mean) * (v - mean)) / n;

@@ -13,22 +13,31 @@
 mod dispatch;
 mod activation;
 mod adam;
+mod denormals;
 mod elementwise;
+mod gelu;
 mod gemm;
 mod index;
 mod layer_norm;
 mod math;
+mod optimizers;
+mod peak;
 mod reduce;
 pub mod reference;
+pub mod small_gemm;
 mod softmax;
 
 pub use activation::*;
 pub use adam::{AdamParams, adam_step};
+pub use denormals::flush_denormals;
 pub use dispatch::{Level, level, supported_levels, with_level};
 pub use elementwise::*;
+pub use gelu::{gelu, gelu_backward};
 pub use gemm::{Par, View, ViewMut, gemm};
 pub use index::*;
 pub use layer_norm::*;
+pub use optimizers::*;
+pub use peak::fma_peak_probe;
 pub use reduce::*;
 pub use softmax::*;
 
@@ -56,9 +65,6 @@ pub(crate) fn whole_rows(op: &str, len: usize, cols: usize) -> usize {
         assert!(len == 0, "{op}: {len} values cannot form rows of 0 columns");
         return 0;
     }
-    assert!(
-        len.is_multiple_of(cols),
-        "{op}: {len} values are not whole rows of {cols}"
-    );
+    assert!(len.is_multiple_of(cols), "{op}: {len} values are not whole rows of {cols}");
     len / cols
 }

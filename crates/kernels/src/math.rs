@@ -59,12 +59,7 @@ pub(crate) fn sum_map(x: &[f32], f: impl Fn(f32) -> f32) -> f32 {
 pub(crate) fn sum_zip(a: &[f32], b: &[f32], f: impl Fn(f32, f32) -> f32) -> f32 {
     let mut acc = [0.0f32; LANES];
     let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
-    let tail: f32 = ca
-        .remainder()
-        .iter()
-        .zip(cb.remainder())
-        .map(|(&x, &y)| f(x, y))
-        .sum();
+    let tail: f32 = ca.remainder().iter().zip(cb.remainder()).map(|(&x, &y)| f(x, y)).sum();
     for (x, y) in ca.zip(cb) {
         for i in 0..LANES {
             acc[i] += f(x[i], y[i]);
@@ -77,11 +72,7 @@ pub(crate) fn sum_zip(a: &[f32], b: &[f32], f: impl Fn(f32, f32) -> f32) -> f32 
 #[inline(always)]
 pub(crate) fn sum_zip3(a: &[f32], b: &[f32], c: &[f32], f: impl Fn(f32, f32, f32) -> f32) -> f32 {
     let mut acc = [0.0f32; LANES];
-    let (ca, cb, cc) = (
-        a.chunks_exact(LANES),
-        b.chunks_exact(LANES),
-        c.chunks_exact(LANES),
-    );
+    let (ca, cb, cc) = (a.chunks_exact(LANES), b.chunks_exact(LANES), c.chunks_exact(LANES));
     let (ra, rb, rc) = (ca.remainder(), cb.remainder(), cc.remainder());
     let tail: f32 = (0..ra.len()).map(|i| f(ra[i], rb[i], rc[i])).sum();
     for ((x, y), z) in ca.zip(cb).zip(cc) {
@@ -97,10 +88,7 @@ pub(crate) fn sum_zip3(a: &[f32], b: &[f32], c: &[f32], f: impl Fn(f32, f32, f32
 pub(crate) fn max(x: &[f32]) -> f32 {
     let mut acc = [f32::NEG_INFINITY; LANES];
     let chunks = x.chunks_exact(LANES);
-    let tail = chunks
-        .remainder()
-        .iter()
-        .fold(f32::NEG_INFINITY, |m, &v| m.max(v));
+    let tail = chunks.remainder().iter().fold(f32::NEG_INFINITY, |m, &v| m.max(v));
     for c in chunks {
         for i in 0..LANES {
             acc[i] = if c[i] > acc[i] { c[i] } else { acc[i] };

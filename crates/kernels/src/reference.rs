@@ -76,11 +76,7 @@ pub fn leaky_relu(x: &[f32], slope: f32, out: &mut [f32]) {
 
 pub fn leaky_relu_backward(x: &[f32], slope: f32, dy: &[f32], dx: &mut [f32], accum: Accum) {
     for i in 0..x.len() {
-        put(
-            &mut dx[i],
-            if x[i] > 0.0 { dy[i] } else { slope * dy[i] },
-            accum,
-        );
+        put(&mut dx[i], if x[i] > 0.0 { dy[i] } else { slope * dy[i] }, accum);
     }
 }
 
@@ -143,10 +139,7 @@ pub fn sum(x: &[f32]) -> f32 {
 }
 
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter()
-        .zip(b)
-        .map(|(&x, &y)| x as f64 * y as f64)
-        .sum::<f64>() as f32
+    a.iter().zip(b).map(|(&x, &y)| x as f64 * y as f64).sum::<f64>() as f32
 }
 
 pub fn sum_squares(x: &[f32]) -> f32 {
@@ -200,11 +193,7 @@ pub fn log_softmax_rows(x: &[f32], cols: usize, y: &mut [f32]) {
 pub fn softmax_rows_backward(y: &[f32], dy: &[f32], cols: usize, dx: &mut [f32], accum: Accum) {
     for r in 0..y.len() / cols {
         let row = r * cols..(r + 1) * cols;
-        let s: f32 = y[row.clone()]
-            .iter()
-            .zip(&dy[row.clone()])
-            .map(|(a, b)| a * b)
-            .sum();
+        let s: f32 = y[row.clone()].iter().zip(&dy[row.clone()]).map(|(a, b)| a * b).sum();
         for i in row {
             put(&mut dx[i], y[i] * (dy[i] - s), accum);
         }
@@ -221,15 +210,7 @@ pub fn log_softmax_rows_backward(y: &[f32], dy: &[f32], cols: usize, dx: &mut [f
     }
 }
 
-pub fn layer_norm(
-    x: &[f32],
-    gamma: &[f32],
-    beta: &[f32],
-    eps: f32,
-    y: &mut [f32],
-    mean: &mut [f32],
-    rstd: &mut [f32],
-) {
+pub fn layer_norm(x: &[f32], gamma: &[f32], beta: &[f32], eps: f32, y: &mut [f32], mean: &mut [f32], rstd: &mut [f32]) {
     let cols = gamma.len();
     for r in 0..mean.len() {
         let xr = &x[r * cols..(r + 1) * cols];
@@ -273,12 +254,8 @@ pub fn layer_norm_backward(
     let cols = gamma.len();
     for r in 0..mean.len() {
         let base = r * cols;
-        let xhat: Vec<f64> = (0..cols)
-            .map(|j| (x[base + j] - mean[r]) as f64 * rstd[r] as f64)
-            .collect();
-        let g: Vec<f64> = (0..cols)
-            .map(|j| dy[base + j] as f64 * gamma[j] as f64)
-            .collect();
+        let xhat: Vec<f64> = (0..cols).map(|j| (x[base + j] - mean[r]) as f64 * rstd[r] as f64).collect();
+        let g: Vec<f64> = (0..cols).map(|j| dy[base + j] as f64 * gamma[j] as f64).collect();
         let mean_g = g.iter().sum::<f64>() / cols as f64;
         let mean_gx = g.iter().zip(&xhat).map(|(a, b)| a * b).sum::<f64>() / cols as f64;
         for j in 0..cols {
@@ -332,24 +309,114 @@ pub fn gemm(
         for j in 0..n {
             let mut s = 0.0f64;
             for p in 0..k {
-                let av = if a_transposed {
-                    a[p * m + i]
-                } else {
-                    a[i * k + p]
-                };
-                let bv = if b_transposed {
-                    b[j * k + p]
-                } else {
-                    b[p * n + j]
-                };
+                let av = if a_transposed { a[p * m + i] } else { a[i * k + p] };
+                let bv = if b_transposed { b[j * k + p] } else { b[p * n + j] };
                 s += av as f64 * bv as f64;
             }
-            let old = if beta == 0.0 {
-                0.0
-            } else {
-                beta as f64 * dst[i * n + j] as f64
-            };
+            let old = if beta == 0.0 { 0.0 } else { beta as f64 * dst[i * n + j] as f64 };
             dst[i * n + j] = (alpha as f64 * s + old) as f32;
         }
+    }
+}
+
+pub fn sgd_step(params: &mut [f32], grads: &[f32], momentum_buf: &mut [f32], hp: &crate::SgdParams) {
+    for i in 0..params.len() {
+        let mut g = grads[i] + hp.weight_decay * params[i];
+        if hp.momentum != 0.0 {
+            if hp.first_step {
+                momentum_buf[i] = g;
+            } else {
+                momentum_buf[i] = hp.momentum * momentum_buf[i] + (1.0 - hp.dampening) * g;
+            }
+            if hp.nesterov {
+                g += hp.momentum * momentum_buf[i];
+            } else {
+                g = momentum_buf[i];
+            }
+        }
+        params[i] -= hp.lr * g;
+    }
+}
+
+pub fn rmsprop_step(
+    params: &mut [f32],
+    grads: &[f32],
+    square_avg: &mut [f32],
+    grad_avg: &mut [f32],
+    momentum_buf: &mut [f32],
+    hp: &crate::RmsPropParams,
+) {
+    for i in 0..params.len() {
+        let g = grads[i] + hp.weight_decay * params[i];
+        square_avg[i] = hp.alpha * square_avg[i] + (1.0 - hp.alpha) * g * g;
+        let avg = if hp.centered {
+            grad_avg[i] = hp.alpha * grad_avg[i] + (1.0 - hp.alpha) * g;
+            let var = square_avg[i] - grad_avg[i] * grad_avg[i];
+            if var < 0.0 { 0.0 } else { var.sqrt() }
+        } else {
+            square_avg[i].sqrt()
+        };
+        let denom = avg + hp.eps;
+        if hp.momentum > 0.0 {
+            momentum_buf[i] = hp.momentum * momentum_buf[i] + g / denom;
+            params[i] -= hp.lr * momentum_buf[i];
+        } else {
+            params[i] -= hp.lr * (g / denom);
+        }
+    }
+}
+
+pub fn adagrad_step(params: &mut [f32], grads: &[f32], sum: &mut [f32], hp: &crate::AdaGradParams) {
+    for i in 0..params.len() {
+        let g = grads[i] + hp.weight_decay * params[i];
+        sum[i] += g * g;
+        params[i] -= hp.lr * (g / (sum[i].sqrt() + hp.eps));
+    }
+}
+
+pub fn clip_by_value(x: &mut [f32], limit: f32) {
+    for v in x.iter_mut() {
+        *v = v.clamp(-limit, limit);
+    }
+}
+
+/// erfc(z) for z ≥ 0 in f64: 1 - (Taylor series of erf) below 3, the
+/// Laplace continued fraction above.
+fn gelu_erfc(z: f64) -> f64 {
+    if z < 3.0 {
+        let (mut term, mut sum, mut n) = (z, z, 0.0f64);
+        while term.abs() > 1e-17 * sum.abs() {
+            n += 1.0;
+            term *= -z * z / n;
+            sum += term / (2.0 * n + 1.0);
+        }
+        1.0 - 2.0 / std::f64::consts::PI.sqrt() * sum
+    } else {
+        let mut k = z;
+        for i in (1..=80).rev() {
+            k = z + (i as f64 / 2.0) / k;
+        }
+        (-z * z).exp() / (std::f64::consts::PI.sqrt() * k)
+    }
+}
+
+/// Φ(x), the standard normal CDF, in f64.
+fn gelu_cdf(x: f64) -> f64 {
+    let tail = 0.5 * gelu_erfc(x.abs() / std::f64::consts::SQRT_2);
+    if x < 0.0 { tail } else { 1.0 - tail }
+}
+
+pub fn gelu(x: &[f32], out: &mut [f32]) {
+    for i in 0..x.len() {
+        let v = x[i] as f64;
+        out[i] = (v * gelu_cdf(v)) as f32;
+    }
+}
+
+pub fn gelu_backward(x: &[f32], dy: &[f32], dx: &mut [f32], accum: Accum) {
+    for i in 0..x.len() {
+        let v = x[i] as f64;
+        let density = (-0.5 * v * v).exp() / (2.0 * std::f64::consts::PI).sqrt();
+        put(&mut dx[i], (dy[i] as f64 * (gelu_cdf(v) + v * density)) as f32, accum);
     }
 }

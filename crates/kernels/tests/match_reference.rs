@@ -285,34 +285,13 @@ fn check_gemm(
     beta: f32,
     c0: &[f32],
 ) {
-    let av = if ta {
-        k::View::new(a, kk, m).t()
-    } else {
-        k::View::new(a, m, kk)
-    };
-    let bv = if tb {
-        k::View::new(b, n, kk).t()
-    } else {
-        k::View::new(b, kk, n)
-    };
+    let av = if ta { k::View::new(a, kk, m).t() } else { k::View::new(a, m, kk) };
+    let bv = if tb { k::View::new(b, n, kk).t() } else { k::View::new(b, kk, n) };
     let mut got = c0.to_vec();
-    k::gemm(
-        k::ViewMut::new(&mut got, m, n),
-        beta,
-        av,
-        bv,
-        alpha,
-        k::Par::Seq,
-    );
+    k::gemm(k::ViewMut::new(&mut got, m, n), beta, av, bv, alpha, k::Par::Seq);
     let mut want = c0.to_vec();
     r::gemm(m, n, kk, alpha, a, ta, b, tb, beta, &mut want);
-    assert_close(
-        &format!("gemm {m}x{n}x{kk} ta={ta} tb={tb}"),
-        &got,
-        &want,
-        1e-4,
-        1e-4 * kk as f32,
-    );
+    assert_close(&format!("gemm {m}x{n}x{kk} ta={ta} tb={tb}"), &got, &want, 1e-4, 1e-4 * kk as f32);
 }
 
 /// Sizes around the SIMD width and faer's blocking, as faer's own tests do.
@@ -350,24 +329,14 @@ fn gemm_with_leading_dimension_writes_only_its_window() {
         1.0,
         k::Par::Seq,
     );
-    assert_eq!(
-        c,
-        [1.0, 2.0, 9.0, 9.0, 3.0, 4.0, 9.0, 9.0, 9.0, 9.0, 9.0, 9.0]
-    );
+    assert_eq!(c, [1.0, 2.0, 9.0, 9.0, 3.0, 4.0, 9.0, 9.0, 9.0, 9.0, 9.0, 9.0]);
 }
 
 #[test]
 #[should_panic(expected = "gemm: 2x2 = 2x3 * 2x2")]
 fn gemm_shape_mismatch_names_the_shapes() {
     let (a, b, mut c) = ([0.0; 6], [0.0; 4], [0.0; 4]);
-    k::gemm(
-        k::ViewMut::new(&mut c, 2, 2),
-        0.0,
-        k::View::new(&a, 2, 3),
-        k::View::new(&b, 2, 2),
-        1.0,
-        k::Par::Seq,
-    );
+    k::gemm(k::ViewMut::new(&mut c, 2, 2), 0.0, k::View::new(&a, 2, 3), k::View::new(&b, 2, 2), 1.0, k::Par::Seq);
 }
 
 #[test]

@@ -27,26 +27,10 @@ fn kernels_allocate_nothing_after_warm_up() {
         k::softmax_rows(&x, cols, &mut y);
         k::log_softmax_rows_backward(&y, &x, cols, &mut dx, Accum::Replace);
         k::layer_norm(&x, &gamma, &beta, 1e-5, &mut y, &mut mean, &mut rstd);
-        k::layer_norm_backward(
-            &x,
-            &y,
-            &gamma,
-            &mean,
-            &rstd,
-            &mut dx,
-            &mut dg,
-            &mut db,
-            Accum::Replace,
-        );
+        k::layer_norm_backward(&x, &y, &gamma, &mean, &rstd, &mut dx, &mut dg, &mut db, Accum::Replace);
         k::col_sums(&x, cols, &mut db, Accum::Add);
         k::row_max_argmax(&x, cols, &mut maxes, &mut args);
-        k::adam_step(
-            &mut p,
-            &db,
-            &mut m,
-            &mut v,
-            &AdamParams::new(1e-3, 0.9, 0.999, 1e-8, 0.0, false, 1),
-        );
+        k::adam_step(&mut p, &db, &mut m, &mut v, &AdamParams::new(1e-3, 0.9, 0.999, 1e-8, 0.0, false, 1));
         let s = k::dot(&x, &x) + k::sum(&y);
         k::gemm(
             k::ViewMut::new(&mut y, rows, cols),
@@ -64,9 +48,5 @@ fn kernels_allocate_nothing_after_warm_up() {
             std::hint::black_box(all());
         }
     });
-    assert_eq!(
-        on_thread.allocations, 0,
-        "kernels allocated {} bytes",
-        on_thread.bytes
-    );
+    assert_eq!(on_thread.allocations, 0, "kernels allocated {} bytes", on_thread.bytes);
 }

@@ -5,23 +5,11 @@ use crate::{AsTensor, AsTensorMut, Result, Shape, TensorError};
 use minnow_kernels as k;
 
 fn same(op: &'static str, lhs: Shape, rhs: Shape) -> Result<()> {
-    if lhs == rhs {
-        Ok(())
-    } else {
-        Err(TensorError::ShapeMismatch { op, lhs, rhs })
-    }
+    if lhs == rhs { Ok(()) } else { Err(TensorError::ShapeMismatch { op, lhs, rhs }) }
 }
 
 fn dst_is(op: &'static str, expected: Shape, found: Shape) -> Result<()> {
-    if expected == found {
-        Ok(())
-    } else {
-        Err(TensorError::DestinationShape {
-            op,
-            expected,
-            found,
-        })
-    }
+    if expected == found { Ok(()) } else { Err(TensorError::DestinationShape { op, expected, found }) }
 }
 
 macro_rules! binary_op {
@@ -115,11 +103,7 @@ pub fn scale_into(alpha: f32, x: &impl AsTensor, dst: &mut impl AsTensorMut) -> 
 }
 
 /// dst[.., j] = x[.., j] + bias[j]: bias is a vector as long as x's last axis.
-pub fn bias_add_into(
-    x: &impl AsTensor,
-    bias: &impl AsTensor,
-    dst: &mut impl AsTensorMut,
-) -> Result<()> {
+pub fn bias_add_into(x: &impl AsTensor, bias: &impl AsTensor, dst: &mut impl AsTensorMut) -> Result<()> {
     const OP: &str = "bias_add_into";
     let (x, bias, mut dst) = (x.view(), bias.view(), dst.view_mut());
     same(OP, Shape::vector(x.shape().last()), bias.shape())?;
@@ -133,12 +117,7 @@ pub fn col_sums_into(x: &impl AsTensor, dst: &mut impl AsTensorMut) -> Result<()
     const OP: &str = "col_sums_into";
     let (x, mut dst) = (x.view(), dst.view_mut());
     dst_is(OP, Shape::vector(x.shape().last()), dst.shape())?;
-    k::col_sums(
-        x.data(OP)?,
-        x.shape().last(),
-        dst.data_mut(),
-        k::Accum::Replace,
-    );
+    k::col_sums(x.data(OP)?, x.shape().last(), dst.data_mut(), k::Accum::Replace);
     Ok(())
 }
 
@@ -162,30 +141,15 @@ pub fn matmul_into(
     let (m, ka) = a.shape().as_matrix(OP)?;
     let (kb, n) = b.shape().as_matrix(OP)?;
     if ka != kb {
-        return Err(TensorError::ShapeMismatch {
-            op: OP,
-            lhs: a.shape(),
-            rhs: b.shape(),
-        });
+        return Err(TensorError::ShapeMismatch { op: OP, lhs: a.shape(), rhs: b.shape() });
     }
     dst_is(OP, Shape::matrix(m, n), dst.shape())?;
     let (av, bv) = (gemm_view(a, m, ka), gemm_view(b, kb, n));
-    k::gemm(
-        k::ViewMut::new(dst.data_mut(), m, n),
-        beta,
-        av,
-        bv,
-        alpha,
-        par,
-    );
+    k::gemm(k::ViewMut::new(dst.data_mut(), m, n), beta, av, bv, alpha, par);
     Ok(())
 }
 
 /// The kernel view of a (possibly transposed) `rows x cols` matrix.
 fn gemm_view(t: crate::TensorRef<'_>, rows: usize, cols: usize) -> k::View<'_> {
-    if t.is_transposed() {
-        k::View::new(t.storage(), cols, rows).t()
-    } else {
-        k::View::new(t.storage(), rows, cols)
-    }
+    if t.is_transposed() { k::View::new(t.storage(), cols, rows).t() } else { k::View::new(t.storage(), rows, cols) }
 }

@@ -19,50 +19,31 @@ impl Shape {
         if dims.len() > MAX_RANK {
             let mut prefix = [0; MAX_RANK];
             prefix.copy_from_slice(&dims[..MAX_RANK]);
-            return Err(TensorError::RankTooHigh {
-                rank: dims.len(),
-                dims_prefix: prefix,
-            });
+            return Err(TensorError::RankTooHigh { rank: dims.len(), dims_prefix: prefix });
         }
         let mut stored = [0; MAX_RANK];
         stored[..dims.len()].copy_from_slice(dims);
-        let shape = Self {
-            dims: stored,
-            rank: dims.len() as u8,
-        };
+        let shape = Self { dims: stored, rank: dims.len() as u8 };
         let numel: u128 = dims.iter().map(|&d| d as u128).product();
         if numel > isize::MAX as u128 / 4 {
-            return Err(TensorError::TooLarge {
-                op: "Shape::new",
-                shape,
-                numel,
-            });
+            return Err(TensorError::TooLarge { op: "Shape::new", shape, numel });
         }
         Ok(shape)
     }
 
     /// A rank-0 shape holding one element.
     pub const fn scalar() -> Self {
-        Self {
-            dims: [0; MAX_RANK],
-            rank: 0,
-        }
+        Self { dims: [0; MAX_RANK], rank: 0 }
     }
 
     /// `[n]`
     pub const fn vector(n: usize) -> Self {
-        Self {
-            dims: [n, 0, 0, 0, 0, 0],
-            rank: 1,
-        }
+        Self { dims: [n, 0, 0, 0, 0, 0], rank: 1 }
     }
 
     /// `[rows, cols]`
     pub const fn matrix(rows: usize, cols: usize) -> Self {
-        Self {
-            dims: [rows, cols, 0, 0, 0, 0],
-            rank: 2,
-        }
+        Self { dims: [rows, cols, 0, 0, 0, 0], rank: 2 }
     }
 
     pub fn dims(&self) -> &[usize] {
@@ -96,11 +77,7 @@ impl Shape {
     pub fn as_matrix(&self, op: &'static str) -> Result<(usize, usize), TensorError> {
         match self.dims() {
             &[r, c] => Ok((r, c)),
-            _ => Err(TensorError::Rank {
-                op,
-                expected: 2,
-                found: *self,
-            }),
+            _ => Err(TensorError::Rank { op, expected: 2, found: *self }),
         }
     }
 }
@@ -145,9 +122,6 @@ mod tests {
 
     #[test]
     fn overflowing_shape_is_an_error() {
-        assert!(matches!(
-            Shape::new(&[usize::MAX, 2]),
-            Err(TensorError::TooLarge { .. })
-        ));
+        assert!(matches!(Shape::new(&[usize::MAX, 2]), Err(TensorError::TooLarge { .. })));
     }
 }

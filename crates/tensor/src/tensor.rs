@@ -25,45 +25,27 @@ pub struct TensorMut<'a> {
 }
 
 fn check_len(op: &'static str, shape: Shape, len: usize) -> Result<()> {
-    if shape.numel() == len {
-        Ok(())
-    } else {
-        Err(TensorError::DataLength {
-            op,
-            shape,
-            numel: shape.numel(),
-            len,
-        })
-    }
+    if shape.numel() == len { Ok(()) } else { Err(TensorError::DataLength { op, shape, numel: shape.numel(), len }) }
 }
 
 impl Tensor {
     /// A zero tensor of this shape.
     pub fn zeros(dims: &[usize]) -> Result<Self> {
         let shape = Shape::new(dims)?;
-        Ok(Self {
-            shape,
-            data: AlignedBuf::zeros(shape.numel()),
-        })
+        Ok(Self { shape, data: AlignedBuf::zeros(shape.numel()) })
     }
 
     /// A tensor holding a copy of `values`, which must fill the shape exactly.
     pub fn from_slice(dims: &[usize], values: &[f32]) -> Result<Self> {
         let shape = Shape::new(dims)?;
         check_len("Tensor::from_slice", shape, values.len())?;
-        Ok(Self {
-            shape,
-            data: AlignedBuf::from_slice(values),
-        })
+        Ok(Self { shape, data: AlignedBuf::from_slice(values) })
     }
 
     /// A zero tensor whose buffer comes from (and can go back to) a pool.
     pub fn from_pool(pool: &mut Pool, dims: &[usize]) -> Result<Self> {
         let shape = Shape::new(dims)?;
-        Ok(Self {
-            shape,
-            data: pool.take(shape.numel()),
-        })
+        Ok(Self { shape, data: pool.take(shape.numel()) })
     }
 
     /// Hands the buffer back to a pool for reuse.
@@ -74,10 +56,7 @@ impl Tensor {
     /// A zeroed per-step tensor in an arena; gone at the arena's reset.
     pub fn in_arena<'a>(arena: &'a Arena, dims: &[usize]) -> Result<TensorMut<'a>> {
         let shape = Shape::new(dims)?;
-        Ok(TensorMut {
-            shape,
-            data: arena.alloc(shape.numel()),
-        })
+        Ok(TensorMut { shape, data: arena.alloc(shape.numel()) })
     }
 
     pub fn shape(&self) -> Shape {
@@ -106,11 +85,7 @@ impl<'a> TensorRef<'a> {
     pub fn new(dims: &[usize], data: &'a [f32]) -> Result<Self> {
         let shape = Shape::new(dims)?;
         check_len("TensorRef::new", shape, data.len())?;
-        Ok(Self {
-            shape,
-            data,
-            transposed: false,
-        })
+        Ok(Self { shape, data, transposed: false })
     }
 
     pub fn shape(&self) -> Shape {
@@ -128,24 +103,13 @@ impl<'a> TensorRef<'a> {
 
     /// The data, if the view is contiguous row-major (not transposed).
     pub fn data(&self, op: &'static str) -> Result<&'a [f32]> {
-        if self.transposed {
-            Err(TensorError::NotContiguous {
-                op,
-                shape: self.shape,
-            })
-        } else {
-            Ok(self.data)
-        }
+        if self.transposed { Err(TensorError::NotContiguous { op, shape: self.shape }) } else { Ok(self.data) }
     }
 
     /// The transposed view of a matrix: free, no data moves.
     pub fn t(self) -> Result<Self> {
         let (r, c) = self.shape.as_matrix("TensorRef::t")?;
-        Ok(Self {
-            shape: Shape::matrix(c, r),
-            transposed: !self.transposed,
-            data: self.data,
-        })
+        Ok(Self { shape: Shape::matrix(c, r), transposed: !self.transposed, data: self.data })
     }
 }
 
@@ -187,11 +151,7 @@ pub trait AsTensorMut {
 
 impl AsTensor for Tensor {
     fn view(&self) -> TensorRef<'_> {
-        TensorRef {
-            shape: self.shape,
-            data: &self.data,
-            transposed: false,
-        }
+        TensorRef { shape: self.shape, data: &self.data, transposed: false }
     }
 }
 
@@ -203,53 +163,36 @@ impl AsTensor for TensorRef<'_> {
 
 impl AsTensor for TensorMut<'_> {
     fn view(&self) -> TensorRef<'_> {
-        TensorRef {
-            shape: self.shape,
-            data: self.data,
-            transposed: false,
-        }
+        TensorRef { shape: self.shape, data: self.data, transposed: false }
     }
 }
 
 impl AsTensorMut for Tensor {
     fn view_mut(&mut self) -> TensorMut<'_> {
-        TensorMut {
-            shape: self.shape,
-            data: &mut self.data,
-        }
+        TensorMut { shape: self.shape, data: &mut self.data }
     }
 }
 
 impl AsTensorMut for TensorMut<'_> {
     fn view_mut(&mut self) -> TensorMut<'_> {
-        TensorMut {
-            shape: self.shape,
-            data: self.data,
-        }
+        TensorMut { shape: self.shape, data: self.data }
     }
 }
 
 impl fmt::Debug for Tensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Tensor")
-            .field("shape", &self.shape)
-            .finish_non_exhaustive()
+        f.debug_struct("Tensor").field("shape", &self.shape).finish_non_exhaustive()
     }
 }
 
 impl fmt::Debug for TensorRef<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TensorRef")
-            .field("shape", &self.shape)
-            .field("transposed", &self.transposed)
-            .finish()
+        f.debug_struct("TensorRef").field("shape", &self.shape).field("transposed", &self.transposed).finish()
     }
 }
 
 impl fmt::Debug for TensorMut<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TensorMut")
-            .field("shape", &self.shape)
-            .finish_non_exhaustive()
+        f.debug_struct("TensorMut").field("shape", &self.shape).finish_non_exhaustive()
     }
 }

@@ -11,10 +11,7 @@ fn mismatched_add_names_both_shapes() {
     let b = Tensor::zeros(&[3, 2]).unwrap();
     let mut dst = Tensor::zeros(&[2, 3]).unwrap();
     let err = add_into(&a, &b, &mut dst).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "add_into: shapes [2, 3] and [3, 2] do not match"
-    );
+    assert_eq!(err.to_string(), "add_into: shapes [2, 3] and [3, 2] do not match");
 }
 
 #[test]
@@ -22,10 +19,7 @@ fn wrong_destination_names_expected_and_found() {
     let a = Tensor::zeros(&[4]).unwrap();
     let mut dst = Tensor::zeros(&[5]).unwrap();
     let err = relu_into(&a, &mut dst).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "relu_into: destination has shape [5], expected [4]"
-    );
+    assert_eq!(err.to_string(), "relu_into: destination has shape [5], expected [4]");
 }
 
 #[test]
@@ -34,25 +28,16 @@ fn matmul_inner_mismatch_and_rank_errors() {
     let b = Tensor::zeros(&[4, 5]).unwrap();
     let mut dst = Tensor::zeros(&[2, 5]).unwrap();
     let err = matmul_into(&a, &b, &mut dst, 1.0, 0.0, Par::Seq).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "matmul_into: shapes [2, 3] and [4, 5] do not match"
-    );
+    assert_eq!(err.to_string(), "matmul_into: shapes [2, 3] and [4, 5] do not match");
     let v = Tensor::zeros(&[6]).unwrap();
     let err = matmul_into(&v, &b, &mut dst, 1.0, 0.0, Par::Seq).unwrap_err();
-    assert!(
-        err.to_string().contains("rank-2") && err.to_string().contains("[6]"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("rank-2") && err.to_string().contains("[6]"), "{err}");
 }
 
 #[test]
 fn data_that_does_not_fill_the_shape_is_an_error() {
     let err = Tensor::from_slice(&[2, 2], &[1.0, 2.0, 3.0]).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "Tensor::from_slice: 3 values cannot fill shape [2, 2] (4 elements)"
-    );
+    assert_eq!(err.to_string(), "Tensor::from_slice: 3 values cannot fill shape [2, 2] (4 elements)");
     assert!(TensorRef::new(&[3], &[1.0]).is_err());
 }
 
@@ -62,10 +47,7 @@ fn bias_of_the_wrong_width_is_an_error() {
     let bias = Tensor::zeros(&[2]).unwrap();
     let mut dst = Tensor::zeros(&[2, 3]).unwrap();
     let err = bias_add_into(&x, &bias, &mut dst).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "bias_add_into: shapes [3] and [2] do not match"
-    );
+    assert_eq!(err.to_string(), "bias_add_into: shapes [3] and [2] do not match");
 }
 
 #[test]

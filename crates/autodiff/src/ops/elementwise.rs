@@ -49,11 +49,7 @@ impl Graph<'_> {
     /// `b`, or a copy of it when it is `a` itself and needs a gradient, so
     /// that an op's two input gradients never share memory.
     pub(crate) fn distinct(&mut self, a: Var, b: Var) -> Var {
-        if a == b && self.requires_grad(b) {
-            self.copy(b)
-        } else {
-            b
-        }
+        if a == b && self.requires_grad(b) { self.copy(b) } else { b }
     }
 
     fn binary(&mut self, kind: OpKind, a: Var, b: Var) -> Result<Var> {
@@ -82,11 +78,7 @@ pub(super) fn backward(g: &mut Graph<'_>, op: &Op) {
         OpKind::Scale | OpKind::Copy => {
             let dx_loc = g.grad_loc(x);
             let ([dy], [dx]) = g.split([dy_loc], [dx_loc]);
-            let s = if op.kind == OpKind::Scale {
-                op.scalar
-            } else {
-                1.0
-            };
+            let s = if op.kind == OpKind::Scale { op.scalar } else { 1.0 };
             k::axpy(s, dy, dx);
         }
         _ => {

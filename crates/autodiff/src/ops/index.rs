@@ -18,18 +18,10 @@ impl Graph<'_> {
         const OP: &str = "gather_cols";
         let (rows, cols) = self.shape(x).as_matrix(OP)?;
         if idx.len() != rows {
-            return Err(Error::IndexCount {
-                op: OP,
-                expected: rows,
-                found: idx.len(),
-            });
+            return Err(Error::IndexCount { op: OP, expected: rows, found: idx.len() });
         }
         if let Some(&bad) = idx.iter().find(|&&i| i as usize >= cols) {
-            return Err(Error::IndexOutOfRange {
-                op: OP,
-                index: bad,
-                bound: cols,
-            });
+            return Err(Error::IndexOutOfRange { op: OP, index: bad, bound: cols });
         }
         let stored = self.store_indices(idx);
         let y = self.output(Shape::vector(rows), &[x]);
@@ -47,34 +39,15 @@ impl Graph<'_> {
         let (rows, actions) = self.shape(a).as_matrix(OP)?;
         check::same(OP, Shape::matrix(rows, 1), self.shape(v))?;
         if actions == 0 {
-            return Err(TensorError::Rank {
-                op: OP,
-                expected: 2,
-                found: self.shape(a),
-            }
-            .into());
+            return Err(TensorError::Rank { op: OP, expected: 2, found: self.shape(a) }.into());
         }
         let q = self.output(Shape::matrix(rows, actions), &[v, a]);
         let ([vv, av], [qv]) = self.split([self.val(v), self.val(a)], [self.val(q)]);
-        for ((q_row, a_row), &value) in qv
-            .chunks_exact_mut(actions)
-            .zip(av.chunks_exact(actions))
-            .zip(vv)
-        {
+        for ((q_row, a_row), &value) in qv.chunks_exact_mut(actions).zip(av.chunks_exact(actions)).zip(vv) {
             let shift = value - k::sum(a_row) / actions as f32;
-            q_row
-                .iter_mut()
-                .zip(a_row)
-                .for_each(|(q, &a)| *q = a + shift);
+            q_row.iter_mut().zip(a_row).for_each(|(q, &a)| *q = a + shift);
         }
-        self.record(
-            OpKind::Dueling,
-            &[v, a],
-            q,
-            Block::EMPTY,
-            IndexBlock::EMPTY,
-            0.0,
-        );
+        self.record(OpKind::Dueling, &[v, a], q, Block::EMPTY, IndexBlock::EMPTY, 0.0);
         Ok(q)
     }
 }
@@ -103,10 +76,7 @@ pub(super) fn backward(g: &mut Graph<'_>, op: &Op) {
                 }
                 if !da.is_empty() {
                     let mean = total / actions as f32;
-                    da[b * actions..(b + 1) * actions]
-                        .iter_mut()
-                        .zip(dq_row)
-                        .for_each(|(d, &g)| *d += g - mean);
+                    da[b * actions..(b + 1) * actions].iter_mut().zip(dq_row).for_each(|(d, &g)| *d += g - mean);
                 }
             }
         }

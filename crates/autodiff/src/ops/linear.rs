@@ -15,43 +15,22 @@ use minnow_tensor::{Shape, TensorError};
 
 impl Graph<'_> {
     /// y = x Wᵀ + b
-    pub fn linear(
-        &mut self,
-        x: crate::Var,
-        w: crate::Var,
-        b: Option<crate::Var>,
-    ) -> Result<crate::Var> {
+    pub fn linear(&mut self, x: crate::Var, w: crate::Var, b: Option<crate::Var>) -> Result<crate::Var> {
         self.linear_op(x, w, b, false)
     }
 
     /// y = max(x Wᵀ + b, 0), fused.
-    pub fn linear_relu(
-        &mut self,
-        x: crate::Var,
-        w: crate::Var,
-        b: Option<crate::Var>,
-    ) -> Result<crate::Var> {
+    pub fn linear_relu(&mut self, x: crate::Var, w: crate::Var, b: Option<crate::Var>) -> Result<crate::Var> {
         self.linear_op(x, w, b, true)
     }
 
-    fn linear_op(
-        &mut self,
-        x: crate::Var,
-        w: crate::Var,
-        b: Option<crate::Var>,
-        relu: bool,
-    ) -> Result<crate::Var> {
+    fn linear_op(&mut self, x: crate::Var, w: crate::Var, b: Option<crate::Var>, relu: bool) -> Result<crate::Var> {
         const OP: &str = "linear";
         let (xs, ws) = (self.shape(x), self.shape(w));
         let (batch, inp) = xs.as_matrix(OP)?;
         let (out, w_in) = ws.as_matrix(OP)?;
         if w_in != inp {
-            return Err(TensorError::ShapeMismatch {
-                op: OP,
-                lhs: xs,
-                rhs: ws,
-            }
-            .into());
+            return Err(TensorError::ShapeMismatch { op: OP, lhs: xs, rhs: ws }.into());
         }
         if let Some(b) = b {
             check::same(OP, Shape::vector(out), self.shape(b))?;
@@ -75,11 +54,7 @@ impl Graph<'_> {
             (false, true) => yv.iter_mut().for_each(|v| *v = v.max(0.0)),
             (false, false) => {}
         }
-        let kind = if relu {
-            OpKind::LinearRelu
-        } else {
-            OpKind::Linear
-        };
+        let kind = if relu { OpKind::LinearRelu } else { OpKind::Linear };
         self.record(kind, inputs, y, Block::EMPTY, IndexBlock::EMPTY, 0.0);
         Ok(y)
     }
@@ -92,31 +67,12 @@ impl Graph<'_> {
         let (m, ka) = as_.as_matrix(OP)?;
         let (kb, n) = bs.as_matrix(OP)?;
         if ka != kb {
-            return Err(TensorError::ShapeMismatch {
-                op: OP,
-                lhs: as_,
-                rhs: bs,
-            }
-            .into());
+            return Err(TensorError::ShapeMismatch { op: OP, lhs: as_, rhs: bs }.into());
         }
         let c = self.output(Shape::matrix(m, n), &[a, b]);
         let ([av, bv], [cv]) = self.split([self.val(a), self.val(b)], [self.val(c)]);
-        k::gemm(
-            ViewMut::new(cv, m, n),
-            0.0,
-            View::new(av, m, ka),
-            View::new(bv, ka, n),
-            1.0,
-            Par::Seq,
-        );
-        self.record(
-            OpKind::MatMul,
-            &[a, b],
-            c,
-            Block::EMPTY,
-            IndexBlock::EMPTY,
-            0.0,
-        );
+        k::gemm(ViewMut::new(cv, m, n), 0.0, View::new(av, m, ka), View::new(bv, ka, n), 1.0, Par::Seq);
+        self.record(OpKind::MatMul, &[a, b], c, Block::EMPTY, IndexBlock::EMPTY, 0.0);
         Ok(c)
     }
 }
@@ -135,22 +91,10 @@ pub(super) fn linear_backward(g: &mut Graph<'_>, op: &Op) {
     }
     let dx_loc = g.grad_loc(x);
     let dw_loc = g.grad_loc(w);
-    let db_loc = if op.arity == 3 {
-        g.grad_loc(op.inputs[2])
-    } else {
-        (TAPE, 0..0)
-    };
-    let ([xv, wv, dy], [dx, dw, db]) =
-        g.split([g.val(x), g.val(w), dy_loc], [dx_loc, dw_loc, db_loc]);
+    let db_loc = if op.arity == 3 { g.grad_loc(op.inputs[2]) } else { (TAPE, 0..0) };
+    let ([xv, wv, dy], [dx, dw, db]) = g.split([g.val(x), g.val(w), dy_loc], [dx_loc, dw_loc, db_loc]);
     if !dx.is_empty() {
-        k::gemm(
-            ViewMut::new(dx, batch, inp),
-            1.0,
-            View::new(dy, batch, out),
-            View::new(wv, out, inp),
-            1.0,
-            Par::Seq,
-        );
+        k::gemm(ViewMut::new(dx, batch, inp), 1.0, View::new(dy, batch, out), View::new(wv, out, inp), 1.0, Par::Seq);
     }
     if !dw.is_empty() {
         k::gemm(
@@ -174,23 +118,9 @@ pub(super) fn matmul_backward(g: &mut Graph<'_>, op: &Op) {
     let (da_loc, db_loc, dc_loc) = (g.grad_loc(a), g.grad_loc(b), g.grad_loc(op.output));
     let ([av, bv, dc], [da, db]) = g.split([g.val(a), g.val(b), dc_loc], [da_loc, db_loc]);
     if !da.is_empty() {
-        k::gemm(
-            ViewMut::new(da, m, kk),
-            1.0,
-            View::new(dc, m, n),
-            View::new(bv, kk, n).t(),
-            1.0,
-            Par::Seq,
-        );
+        k::gemm(ViewMut::new(da, m, kk), 1.0, View::new(dc, m, n), View::new(bv, kk, n).t(), 1.0, Par::Seq);
     }
     if !db.is_empty() {
-        k::gemm(
-            ViewMut::new(db, kk, n),
-            1.0,
-            View::new(av, m, kk).t(),
-            View::new(dc, m, n),
-            1.0,
-            Par::Seq,
-        );
+        k::gemm(ViewMut::new(db, kk, n), 1.0, View::new(av, m, kk).t(), View::new(dc, m, n), 1.0, Par::Seq);
     }
 }

@@ -8,6 +8,8 @@ mod linear;
 mod loss;
 mod norm;
 mod reduce;
+pub(crate) mod sequence;
+pub(crate) mod spatial;
 
 use crate::custom::CustomId;
 use crate::tape::{Graph, Op};
@@ -41,52 +43,14 @@ pub(crate) enum OpKind {
     BceWithLogits,
     CrossEntropy,
     SoftCrossEntropy,
+    /// Images: convolution, pooling, normalisation, dropout (spatial.rs).
+    Spatial(spatial::Kind),
+    /// Sequences and shapes: slicing, concatenation (sequence.rs).
+    Sequence(sequence::Kind),
     Custom(CustomId),
 }
 
 impl OpKind {
-    pub(crate) const ALL: [OpKind; 27] = [
-        OpKind::Linear,
-        OpKind::LinearRelu,
-        OpKind::MatMul,
-        OpKind::Add,
-        OpKind::AddRelu,
-        OpKind::Sub,
-        OpKind::Mul,
-        OpKind::Scale,
-        OpKind::Copy,
-        OpKind::Relu,
-        OpKind::LeakyRelu,
-        OpKind::Sigmoid,
-        OpKind::Tanh,
-        OpKind::Softmax,
-        OpKind::LogSoftmax,
-        OpKind::LayerNorm,
-        OpKind::LayerNormRelu,
-        OpKind::GatherCols,
-        OpKind::Sum,
-        OpKind::Mean,
-        OpKind::Dueling,
-        OpKind::Mse,
-        OpKind::Huber,
-        OpKind::BceWithLogits,
-        OpKind::CrossEntropy,
-        OpKind::SoftCrossEntropy,
-        OpKind::Custom(CustomId(0)),
-    ];
-    pub(crate) const COUNT: usize = Self::ALL.len();
-
-    /// Position in `ALL` (every custom op shares one slot).
-    pub(crate) fn index(self) -> usize {
-        match self {
-            OpKind::Custom(_) => Self::COUNT - 1,
-            k => Self::ALL
-                .iter()
-                .position(|&a| a == k)
-                .unwrap_or(Self::COUNT - 1),
-        }
-    }
-
     pub(crate) fn name(self) -> &'static str {
         match self {
             OpKind::Linear => "linear",
@@ -115,6 +79,8 @@ impl OpKind {
             OpKind::BceWithLogits => "bce_with_logits",
             OpKind::CrossEntropy => "cross_entropy",
             OpKind::SoftCrossEntropy => "soft_cross_entropy",
+            OpKind::Spatial(k) => k.name(),
+            OpKind::Sequence(k) => k.name(),
             OpKind::Custom(_) => "custom",
         }
     }
@@ -125,26 +91,20 @@ pub(crate) fn backward(g: &mut Graph<'_>, op: &Op) {
     match op.kind {
         OpKind::Linear | OpKind::LinearRelu => linear::linear_backward(g, op),
         OpKind::MatMul => linear::matmul_backward(g, op),
-        OpKind::Add
-        | OpKind::AddRelu
-        | OpKind::Sub
-        | OpKind::Mul
-        | OpKind::Scale
-        | OpKind::Copy => elementwise::backward(g, op),
-        OpKind::Relu
-        | OpKind::LeakyRelu
-        | OpKind::Sigmoid
-        | OpKind::Tanh
-        | OpKind::Softmax
-        | OpKind::LogSoftmax => activation::backward(g, op),
+        OpKind::Add | OpKind::AddRelu | OpKind::Sub | OpKind::Mul | OpKind::Scale | OpKind::Copy => {
+            elementwise::backward(g, op)
+        }
+        OpKind::Relu | OpKind::LeakyRelu | OpKind::Sigmoid | OpKind::Tanh | OpKind::Softmax | OpKind::LogSoftmax => {
+            activation::backward(g, op)
+        }
         OpKind::LayerNorm | OpKind::LayerNormRelu => norm::backward(g, op),
         OpKind::GatherCols | OpKind::Dueling => index::backward(g, op),
         OpKind::Sum | OpKind::Mean => reduce::backward(g, op),
-        OpKind::Mse
-        | OpKind::Huber
-        | OpKind::BceWithLogits
-        | OpKind::CrossEntropy
-        | OpKind::SoftCrossEntropy => loss::backward(g, op),
+        OpKind::Mse | OpKind::Huber | OpKind::BceWithLogits | OpKind::CrossEntropy | OpKind::SoftCrossEntropy => {
+            loss::backward(g, op)
+        }
+        OpKind::Spatial(kind) => spatial::backward(g, op, kind),
+        OpKind::Sequence(kind) => sequence::backward(g, op, kind),
         OpKind::Custom(id) => custom_backward(g, op, id),
     }
 }
@@ -153,15 +113,7 @@ fn custom_backward(g: &mut Graph<'_>, op: &Op, id: CustomId) {
     use minnow_tensor::Shape;
     let inputs = op.inputs();
     let mut shapes = [Shape::scalar(); crate::tape::MAX_INPUTS];
-    let mut reads = [
-        (0, 0..0),
-        (0, 0..0),
-        (0, 0..0),
-        (0, 0..0),
-        (0, 0..0),
-        (0, 0..0),
-        (0, 0..0),
-    ];
+    let mut reads = [(0, 0..0), (0, 0..0), (0, 0..0), (0, 0..0), (0, 0..0), (0, 0..0), (0, 0..0)];
     let mut writes = [(0, 0..0), (0, 0..0), (0, 0..0), (0, 0..0)];
     for (i, &v) in inputs.iter().enumerate() {
         shapes[i] = g.shape(v);
@@ -184,23 +136,14 @@ pub(crate) mod check {
     use minnow_tensor::{Shape, TensorError};
 
     pub(crate) fn same(op: &'static str, lhs: Shape, rhs: Shape) -> Result<()> {
-        if lhs == rhs {
-            Ok(())
-        } else {
-            Err(TensorError::ShapeMismatch { op, lhs, rhs }.into())
-        }
+        if lhs == rhs { Ok(()) } else { Err(TensorError::ShapeMismatch { op, lhs, rhs }.into()) }
     }
 
     /// The batch size (first dimension) of a non-scalar shape.
     pub(crate) fn batch(op: &'static str, shape: Shape) -> Result<usize> {
         match shape.dims().first() {
             Some(&b) => Ok(b),
-            None => Err(TensorError::Rank {
-                op,
-                expected: 1,
-                found: shape,
-            }
-            .into()),
+            None => Err(TensorError::Rank { op, expected: 1, found: shape }.into()),
         }
     }
 }

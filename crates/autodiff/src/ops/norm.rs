@@ -20,14 +20,7 @@ impl Graph<'_> {
         self.layer_norm_op(x, gamma, beta, eps, true)
     }
 
-    fn layer_norm_op(
-        &mut self,
-        x: Var,
-        gamma: Var,
-        beta: Var,
-        eps: f32,
-        relu: bool,
-    ) -> Result<Var> {
+    fn layer_norm_op(&mut self, x: Var, gamma: Var, beta: Var, eps: f32, relu: bool) -> Result<Var> {
         const OP: &str = "layer_norm";
         let shape = self.shape(x);
         let cols = shape.last();
@@ -36,21 +29,15 @@ impl Graph<'_> {
         let rows = shape.rows();
         let y = self.output(shape, &[x, gamma, beta]);
         let saved = self.scratch(2 * rows);
-        let ([xv, gv, bv], [yv, sv]) = self.split(
-            [self.val(x), self.val(gamma), self.val(beta)],
-            [self.val(y), self.blk(saved)],
-        );
+        let ([xv, gv, bv], [yv, sv]) =
+            self.split([self.val(x), self.val(gamma), self.val(beta)], [self.val(y), self.blk(saved)]);
         let (mean, rstd) = sv.split_at_mut(rows);
         if relu {
             k::layer_norm_relu(xv, gv, bv, eps, yv, mean, rstd);
         } else {
             k::layer_norm(xv, gv, bv, eps, yv, mean, rstd);
         }
-        let kind = if relu {
-            OpKind::LayerNormRelu
-        } else {
-            OpKind::LayerNorm
-        };
+        let kind = if relu { OpKind::LayerNormRelu } else { OpKind::LayerNorm };
         self.record(kind, &[x, gamma, beta], y, saved, IndexBlock::EMPTY, eps);
         Ok(y)
     }
@@ -68,15 +55,9 @@ pub(super) fn backward(g: &mut Graph<'_>, op: &Op) {
         dy_loc = g.blk(dz);
     }
     // The kernel produces all three gradients; unwanted ones go to scratch.
-    let (dx_loc, dg_loc, db_loc) = (
-        g.grad_or_scratch(x),
-        g.grad_or_scratch(gamma),
-        g.grad_or_scratch(beta),
-    );
-    let ([xv, gv, sv, dy], [dx, dg, db]) = g.split(
-        [g.val(x), g.val(gamma), g.blk(op.saved), dy_loc],
-        [dx_loc, dg_loc, db_loc],
-    );
+    let (dx_loc, dg_loc, db_loc) = (g.grad_or_scratch(x), g.grad_or_scratch(gamma), g.grad_or_scratch(beta));
+    let ([xv, gv, sv, dy], [dx, dg, db]) =
+        g.split([g.val(x), g.val(gamma), g.blk(op.saved), dy_loc], [dx_loc, dg_loc, db_loc]);
     let (mean, rstd) = sv.split_at(rows);
     k::layer_norm_backward(xv, dy, gv, mean, rstd, dx, dg, db, Accum::Add);
 }

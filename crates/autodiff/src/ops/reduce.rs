@@ -22,11 +22,7 @@ impl Graph<'_> {
         let y = self.output(Shape::scalar(), &[x]);
         let ([xv], [yv]) = self.split([self.val(x)], [self.val(y)]);
         let total = k::sum(xv);
-        yv[0] = if kind == OpKind::Mean {
-            total / n.max(1) as f32
-        } else {
-            total
-        };
+        yv[0] = if kind == OpKind::Mean { total / n.max(1) as f32 } else { total };
         self.record(kind, &[x], y, Block::EMPTY, IndexBlock::EMPTY, 0.0);
         y
     }
@@ -37,10 +33,6 @@ pub(super) fn backward(g: &mut Graph<'_>, op: &Op) {
     let n = g.shape(x).numel().max(1);
     let (dy_loc, dx_loc) = (g.grad_loc(op.output), g.grad_loc(x));
     let ([dy], [dx]) = g.split([dy_loc], [dx_loc]);
-    let step = if op.kind == OpKind::Mean {
-        dy[0] / n as f32
-    } else {
-        dy[0]
-    };
+    let step = if op.kind == OpKind::Mean { dy[0] / n as f32 } else { dy[0] };
     dx.iter_mut().for_each(|d| *d += step);
 }

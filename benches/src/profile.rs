@@ -1,0 +1,92 @@
+//! `cargo xtask profile WORKLOAD`: where a step's time goes, as a flat
+//! profile (forward and backward by op kind, the optimiser, the rest).
+
+use crate::workloads::{az::AzForward, dqn};
+use minnow_autodiff::{Profile, Tape};
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Debug)]
+pub struct ProfileRow {
+    pub phase: &'static str,
+    pub op: &'static str,
+    pub per_step: Duration,
+    pub calls_per_step: f64,
+}
+
+#[derive(Clone, Debug)]
+pub struct ProfileReport {
+    pub workload: String,
+    pub steps: usize,
+    /// Wall time per step with profiling on (timing each op adds about
+    /// 50 ns per op).
+    pub per_step: Duration,
+    pub rows: Vec<ProfileRow>,
+}
+
+/// The workloads that can be profiled.
+pub const PROFILED: &[&str] = &["dqn_step/cube", "dqn_step/2048", "az_forward/b1", "az_forward/b8", "az_forward/b64"];
+
+/// Profiles `steps` steps of a named workload after warming it up.
+pub fn profile(name: &str, steps: usize) -> Option<ProfileReport> {
+    let steps = steps.max(1);
+    let (total, mut rows, per_tape) = match name {
+        "dqn_step/cube" | "dqn_step/2048" => {
+            let mut w = if name.ends_with("cube") { dqn::cube() } else { dqn::game2048() };
+            (0..20).for_each(|_| drop(w.step()));
+            let (online, target) = w.tapes_mut();
+            online.enable_profile();
+            target.enable_profile();
+            let mut optimizer = Duration::ZERO;
+            let start = Instant::now();
+            for _ in 0..steps {
+                optimizer += w.step_timing_optimizer().expect("valid step");
+            }
+            let total = start.elapsed();
+            let (online, target) = w.tapes_mut();
+            let rows = vec![ProfileRow {
+                phase: "optimizer",
+                op: "adam",
+                per_step: optimizer / steps as u32,
+                calls_per_step: 1.0,
+            }];
+            (total, rows, vec![("target fwd", take(target)), ("", take(online))])
+        }
+        "az_forward/b1" | "az_forward/b8" | "az_forward/b64" => {
+            let batch = name.trim_start_matches("az_forward/b").parse().ok()?;
+            let mut w = AzForward::new(batch);
+            (0..20).for_each(|_| drop(w.evaluate()));
+            w.tape_mut().enable_profile();
+            let start = Instant::now();
+            for _ in 0..steps {
+                w.evaluate().expect("valid input");
+            }
+            (start.elapsed(), Vec::new(), vec![("", take(w.tape_mut()))])
+        }
+        _ => return None,
+    };
+    for (label, profile) in per_tape {
+        for (phase, op, time, calls) in profile.rows() {
+            let phase = if label.is_empty() { phase } else { label };
+            rows.push(ProfileRow {
+                phase,
+                op,
+                per_step: time / steps as u32,
+                calls_per_step: calls as f64 / steps as f64,
+            });
+        }
+    }
+    let per_step = total / steps as u32;
+    let accounted: Duration = rows.iter().map(|r| r.per_step).sum();
+    rows.push(ProfileRow {
+        phase: "other",
+        op: "inputs, targets, zero_grads, glue",
+        per_step: per_step.saturating_sub(accounted),
+        calls_per_step: 1.0,
+    });
+    rows.sort_by_key(|r| std::cmp::Reverse(r.per_step));
+    Some(ProfileReport { workload: name.to_string(), steps, per_step, rows })
+}
+
+fn take(tape: &mut Tape) -> Profile {
+    tape.take_profile().unwrap_or_default()
+}

@@ -1,0 +1,77 @@
+//! `az_forward/bB`: inference of the 283,477-parameter AlphaZero-style
+//! residual MLP of ANCHORS.md at batch B: policy softmax and tanh value.
+
+use super::filled;
+use crate::{Work, Workload};
+use minnow_nn::{Params, PolicyValueNet, PolicyValueNetConfig, Result, Tape};
+use rand::SeedableRng;
+
+pub const CONFIG: PolicyValueNetConfig = PolicyValueNetConfig { inputs: 198, width: 140, blocks: 4, policy: 676 };
+
+#[allow(missing_debug_implementations)]
+pub struct AzForward {
+    name: String,
+    net: PolicyValueNet,
+    params: Params,
+    tape: Tape,
+    batch: usize,
+    input: Vec<f32>,
+    policy: Vec<f32>,
+    value: Vec<f32>,
+}
+
+impl AzForward {
+    pub fn new(batch: usize) -> Self {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(2);
+        let mut params = Params::new();
+        let net = CONFIG.init(&mut params, "az", &mut rng).expect("valid network");
+        Self {
+            name: format!("az_forward/b{batch}"),
+            net,
+            params,
+            tape: Tape::new(),
+            batch,
+            input: filled(batch * CONFIG.inputs, 21).iter().map(|v| v.abs()).collect(),
+            policy: vec![0.0; batch * CONFIG.policy],
+            value: vec![0.0; batch],
+        }
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// One batched evaluation into the policy and value buffers.
+    pub fn evaluate(&mut self) -> Result<()> {
+        let mut g = self.tape.inference(&self.params);
+        let x = g.input(&[self.batch, CONFIG.inputs], &self.input)?;
+        let (logits, value) = self.net.forward(&mut g, x)?;
+        let policy = g.softmax(logits)?;
+        self.policy.copy_from_slice(g.value(policy));
+        self.value.copy_from_slice(g.value(value));
+        Ok(())
+    }
+
+    pub fn tape_mut(&mut self) -> &mut Tape {
+        &mut self.tape
+    }
+}
+
+impl Workload for AzForward {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn work(&self) -> Work {
+        Work::Flops(2.0 * self.batch as f64 * self.params.numel() as f64)
+    }
+    fn run(&mut self) {
+        self.evaluate().expect("the benchmark input is valid");
+        std::hint::black_box(&self.policy);
+    }
+}
+
+pub fn register(list: &mut Vec<Box<dyn Workload>>) {
+    for batch in [1, 8, 64] {
+        list.push(Box::new(AzForward::new(batch)));
+    }
+}

@@ -1,0 +1,133 @@
+//! `dqn_step/cube` and `dqn_step/2048`: one DQN training step exactly as
+//! ANCHORS.md defines it. Forward the online MLP on states and gather Q at
+//! the actions taken; forward the target MLP (same shape, no gradient) on
+//! next states; target = r + 0.99 (1 - done) max Q'; Huber loss (delta 1);
+//! backward; Adam (lr 1e-3, eps 1e-8).
+
+use super::filled;
+use crate::{Work, Workload};
+use minnow_kernels::row_max_argmax;
+use minnow_nn::{Mlp, MlpConfig, Params, Result, Tape};
+use minnow_optim::{Adam, AdamConfig, Optimizer};
+use rand::SeedableRng;
+
+#[allow(missing_debug_implementations)]
+pub struct DqnStep {
+    name: String,
+    mlp: Mlp,
+    online: Params,
+    target: Params,
+    tape: Tape,
+    target_tape: Tape,
+    adam: Adam,
+    batch: usize,
+    states: Vec<f32>,
+    next_states: Vec<f32>,
+    actions: Vec<u32>,
+    rewards: Vec<f32>,
+    dones: Vec<f32>,
+    next_max: Vec<f32>,
+    next_argmax: Vec<u32>,
+    targets: Vec<f32>,
+    flops: f64,
+}
+
+impl DqnStep {
+    pub fn new(name: &str, sizes: &[usize], batch: usize) -> Self {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
+        let mut online = Params::new();
+        let mlp = MlpConfig::new(sizes).init(&mut online, "q", &mut rng).expect("valid MLP");
+        let target = online.clone();
+        let adam = AdamConfig { lr: 1e-3, eps: 1e-8, ..AdamConfig::default() }.build(&online).expect("valid Adam");
+        let (inputs, actions) = (sizes[0], sizes[sizes.len() - 1]);
+        // Forward of two nets, plus backward (two GEMMs per layer but the first).
+        let macs: usize = sizes.windows(2).map(|p| p[0] * p[1]).sum();
+        let first = sizes[0] * sizes[1];
+        let flops = 2.0 * batch as f64 * (2 * macs + 2 * macs - first) as f64;
+        Self {
+            name: name.to_string(),
+            mlp,
+            online,
+            target,
+            tape: Tape::new(),
+            target_tape: Tape::new(),
+            adam,
+            batch,
+            states: filled(batch * inputs, 11).iter().map(|v| v.abs()).collect(),
+            next_states: filled(batch * inputs, 12).iter().map(|v| v.abs()).collect(),
+            actions: (0..batch).map(|i| (i % actions) as u32).collect(),
+            rewards: filled(batch, 13),
+            dones: (0..batch).map(|i| (i % 7 == 0) as u32 as f32).collect(),
+            next_max: vec![0.0; batch],
+            next_argmax: vec![0; batch],
+            targets: vec![0.0; batch],
+            flops,
+        }
+    }
+
+    /// One training step; returns the loss.
+    pub fn step(&mut self) -> Result<f32> {
+        self.learn().map(|(loss, _)| loss)
+    }
+
+    /// One step; returns the time the optimiser took (for profiles).
+    pub fn step_timing_optimizer(&mut self) -> Result<std::time::Duration> {
+        self.learn().map(|(_, t)| t)
+    }
+
+    fn learn(&mut self) -> Result<(f32, std::time::Duration)> {
+        let (batch, inputs) = (self.batch, self.mlp.inputs());
+        {
+            let mut g = self.target_tape.inference(&self.target);
+            let x = g.input(&[batch, inputs], &self.next_states)?;
+            let q_next = self.mlp.forward(&mut g, x)?;
+            row_max_argmax(g.value(q_next), self.mlp.outputs(), &mut self.next_max, &mut self.next_argmax);
+        }
+        for i in 0..batch {
+            self.targets[i] = self.rewards[i] + 0.99 * (1.0 - self.dones[i]) * self.next_max[i];
+        }
+        self.online.zero_grads();
+        let loss = {
+            let mut g = self.tape.graph(&mut self.online);
+            let x = g.input(&[batch, inputs], &self.states)?;
+            let q = self.mlp.forward(&mut g, x)?;
+            let q_taken = g.gather_cols(q, &self.actions)?;
+            let loss = g.huber(q_taken, &self.targets, 1.0, None)?;
+            g.backward(loss)?;
+            g.scalar(loss)
+        };
+        let start = std::time::Instant::now();
+        self.adam.step(&mut self.online).map_err(|e| minnow_nn::Error::Config(e.to_string()))?;
+        Ok((loss, start.elapsed()))
+    }
+
+    /// The online and the target network's tapes.
+    pub fn tapes_mut(&mut self) -> (&mut Tape, &mut Tape) {
+        (&mut self.tape, &mut self.target_tape)
+    }
+}
+
+impl Workload for DqnStep {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn work(&self) -> Work {
+        Work::Flops(self.flops)
+    }
+    fn run(&mut self) {
+        std::hint::black_box(self.step().expect("the benchmark step is valid"));
+    }
+}
+
+pub fn cube() -> DqnStep {
+    DqnStep::new("dqn_step/cube", &[144, 128, 64, 6], 64)
+}
+
+pub fn game2048() -> DqnStep {
+    DqnStep::new("dqn_step/2048", &[16, 64, 64, 4], 32)
+}
+
+pub fn register(list: &mut Vec<Box<dyn Workload>>) {
+    list.push(Box::new(cube()));
+    list.push(Box::new(game2048()));
+}

@@ -1,0 +1,185 @@
+//! Checkpoints in the safetensors format: parameters by their module-tree
+//! names, any other named state (optimiser moments, replay statistics) as
+//! ordinary f32 tensors, and string metadata (step, config, RNG state).
+//!
+//! Writing goes to a temporary file that is synced and then renamed over
+//! the old checkpoint, so a crash at any moment leaves either the previous
+//! checkpoint or the new one, never a torn file. Reading validates
+//! everything (header, dtypes, shapes, lengths) and returns an error naming
+//! the first problem; a corrupt or truncated file never panics.
+
+use crate::{Error, Params, Result};
+use minnow_tensor::Shape;
+use safetensors::tensor::{Dtype, TensorView};
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// A checkpoint being assembled: named tensors and metadata.
+#[derive(Debug, Default)]
+pub struct CheckpointWriter {
+    tensors: Vec<(String, Vec<usize>, Vec<u8>)>,
+    metadata: HashMap<String, String>,
+}
+
+impl CheckpointWriter {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Every parameter of the store, under its name.
+    pub fn params(mut self, params: &Params) -> Self {
+        for id in params.ids() {
+            self = self.tensor(params.name(id), params.shape(id).dims(), params.value(id));
+        }
+        self
+    }
+
+    /// Every parameter of the store, under `prefix.` + its name (a second
+    /// network, such as a DQN target network).
+    pub fn params_prefixed(mut self, prefix: &str, params: &Params) -> Self {
+        for id in params.ids() {
+            self = self.tensor(&format!("{prefix}.{}", params.name(id)), params.shape(id).dims(), params.value(id));
+        }
+        self
+    }
+
+    pub fn tensor(mut self, name: &str, dims: &[usize], values: &[f32]) -> Self {
+        self.tensors.push((name.to_string(), dims.to_vec(), bytemuck_f32(values)));
+        self
+    }
+
+    pub fn meta(mut self, key: &str, value: impl Into<String>) -> Self {
+        self.metadata.insert(key.to_string(), value.into());
+        self
+    }
+
+    /// Writes `path` atomically: temporary file, fsync, rename, fsync of
+    /// the directory.
+    pub fn save(self, path: &Path) -> Result<()> {
+        let views = self
+            .tensors
+            .iter()
+            .map(|(name, dims, bytes)| {
+                TensorView::new(Dtype::F32, dims.clone(), bytes)
+                    .map(|view| (name.clone(), view))
+                    .map_err(|e| io_error(path, format!("tensor '{name}': {e}")))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let bytes = safetensors::serialize(views, Some(self.metadata)).map_err(|e| io_error(path, e.to_string()))?;
+        write_atomically(path, &bytes)
+    }
+}
+
+fn bytemuck_f32(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+fn io_error(path: &Path, detail: impl std::fmt::Display) -> Error {
+    Error::Checkpoint(format!("{}: {detail}", path.display()))
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
+    let tmp: PathBuf = dir.join(format!(".{}.tmp", path.file_name().and_then(|n| n.to_str()).unwrap_or("checkpoint")));
+    let mut file = std::fs::File::create(&tmp).map_err(|e| io_error(&tmp, e))?;
+    file.write_all(bytes).and_then(|_| file.sync_all()).map_err(|e| io_error(&tmp, e))?;
+    drop(file);
+    std::fs::rename(&tmp, path).map_err(|e| io_error(path, e))?;
+    // The rename is durable once the directory entry is.
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// A checkpoint read back: every tensor decoded and checked.
+#[derive(Debug, Clone, Default)]
+pub struct Checkpoint {
+    tensors: BTreeMap<String, (Shape, Vec<f32>)>,
+    metadata: HashMap<String, String>,
+}
+
+impl Checkpoint {
+    /// Reads and validates a checkpoint file.
+    pub fn load(path: &Path) -> Result<Self> {
+        let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
+        Self::from_bytes(&bytes).map_err(|e| match e {
+            Error::Checkpoint(detail) => io_error(path, detail),
+            other => other,
+        })
+    }
+
+    /// Decodes safetensors bytes; only f32 tensors are accepted.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let corrupt = |detail: String| Error::Checkpoint(format!("not a readable checkpoint: {detail}"));
+        let (_, header) = safetensors::SafeTensors::read_metadata(bytes).map_err(|e| corrupt(e.to_string()))?;
+        let file = safetensors::SafeTensors::deserialize(bytes).map_err(|e| corrupt(e.to_string()))?;
+        let mut tensors = BTreeMap::new();
+        for (name, view) in file.tensors() {
+            if view.dtype() != Dtype::F32 {
+                return Err(corrupt(format!("tensor '{name}' has dtype {:?}, expected F32", view.dtype())));
+            }
+            let shape = Shape::new(view.shape()).map_err(|e| corrupt(format!("tensor '{name}': {e}")))?;
+            let data = view.data();
+            if data.len() != 4 * shape.numel() {
+                return Err(corrupt(format!("tensor '{name}' has {} bytes for shape {shape}", data.len())));
+            }
+            let values = data.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+            tensors.insert(name, (shape, values));
+        }
+        Ok(Self { tensors, metadata: header.metadata().clone().unwrap_or_default() })
+    }
+
+    pub fn tensor(&self, name: &str) -> Option<&[f32]> {
+        self.tensors.get(name).map(|(_, v)| v.as_slice())
+    }
+
+    pub fn shape(&self, name: &str) -> Option<Shape> {
+        self.tensors.get(name).map(|(s, _)| *s)
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tensors.keys().map(String::as_str)
+    }
+
+    pub fn meta(&self, key: &str) -> Option<&str> {
+        self.metadata.get(key).map(String::as_str)
+    }
+
+    /// A metadata value, or an error naming the missing key.
+    pub fn require_meta(&self, key: &str) -> Result<&str> {
+        self.meta(key).ok_or_else(|| Error::Checkpoint(format!("metadata '{key}' is missing")))
+    }
+
+    /// Copies every parameter of `params` from the checkpoint. Checks all
+    /// names and shapes first, so on an error (naming the first mismatch)
+    /// nothing has been overwritten.
+    pub fn restore_params(&self, params: &mut Params) -> Result<()> {
+        self.restore_prefixed("", params)
+    }
+
+    /// As `restore_params`, for tensors saved under `prefix.`.
+    pub fn restore_prefixed(&self, prefix: &str, params: &mut Params) -> Result<()> {
+        let key = |name: &str| if prefix.is_empty() { name.to_string() } else { format!("{prefix}.{name}") };
+        for id in params.ids() {
+            let name = key(params.name(id));
+            match self.tensors.get(&name) {
+                None => return Err(Error::Checkpoint(format!("tensor '{name}' is missing (another architecture?)"))),
+                Some((shape, _)) if *shape != params.shape(id) => {
+                    return Err(Error::Checkpoint(format!(
+                        "tensor '{name}' has shape {shape}, the model expects {}",
+                        params.shape(id)
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
+        for id in params.ids() {
+            let (_, values) = &self.tensors[&key(params.name(id))];
+            params.value_mut(id).copy_from_slice(values);
+        }
+        Ok(())
+    }
+}

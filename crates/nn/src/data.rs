@@ -1,0 +1,170 @@
+//! Datasets of numeric features with class labels: a CSV reader that
+//! names the line and column of any bad value, a deterministic train/test
+//! split, and a seeded batch iterator that writes fixed-size batches into
+//! the caller's preallocated buffers and can be saved and resumed exactly.
+
+use crate::{Error, Result};
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_pcg::Pcg64Mcg;
+use serde::{Deserialize, Serialize};
+use std::io::BufRead;
+
+/// Rows of `width` features (row-major) with a class label each.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dataset {
+    pub features: Vec<f32>,
+    pub labels: Vec<u32>,
+    pub width: usize,
+    pub classes: usize,
+}
+
+fn data_error(detail: String) -> Error {
+    Error::Data(detail)
+}
+
+impl Dataset {
+    /// Reads CSV rows of `width` numbers followed by an integer label in
+    /// `0..classes`; no header. Blank lines are skipped.
+    pub fn from_csv(reader: impl BufRead, width: usize, classes: usize) -> Result<Self> {
+        if width == 0 || classes == 0 {
+            return Err(data_error(format!("width and classes must be > 0, found {width} and {classes}")));
+        }
+        let mut features = Vec::new();
+        let mut labels = Vec::new();
+        for (index, line) in reader.lines().enumerate() {
+            let number = index + 1;
+            let line = line.map_err(|e| data_error(format!("line {number}: {e}")))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+            if fields.len() != width + 1 {
+                return Err(data_error(format!(
+                    "line {number}: expected {} columns ({width} features and a label), found {}",
+                    width + 1,
+                    fields.len()
+                )));
+            }
+            for (column, field) in fields[..width].iter().enumerate() {
+                let value: f32 = field.parse().map_err(|_| {
+                    data_error(format!("line {number}, column {}: '{field}' is not a number", column + 1))
+                })?;
+                if !value.is_finite() {
+                    return Err(data_error(format!("line {number}, column {}: '{field}' is not finite", column + 1)));
+                }
+                features.push(value);
+            }
+            let label_field = fields[width];
+            let label: u32 = label_field.parse().map_err(|_| {
+                data_error(format!("line {number}, column {}: label '{label_field}' is not a class index", width + 1))
+            })?;
+            if label as usize >= classes {
+                return Err(data_error(format!("line {number}: label {label} is out of range for {classes} classes")));
+            }
+            labels.push(label);
+        }
+        Ok(Self { features, labels, width, classes })
+    }
+
+    pub fn len(&self) -> usize {
+        self.labels.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty()
+    }
+
+    pub fn row(&self, i: usize) -> &[f32] {
+        &self.features[i * self.width..(i + 1) * self.width]
+    }
+
+    /// Multiplies every feature by `factor` (e.g. 1/16 for 4-bit pixels).
+    pub fn scale(&mut self, factor: f32) {
+        self.features.iter_mut().for_each(|v| *v *= factor);
+    }
+
+    /// Splits rows into (train, test) by index: `is_test(i)` picks the test
+    /// rows, e.g. `|i| i % 5 == 0`.
+    pub fn split(&self, is_test: impl Fn(usize) -> bool) -> (Dataset, Dataset) {
+        let empty = || Dataset { features: Vec::new(), labels: Vec::new(), width: self.width, classes: self.classes };
+        let (mut train, mut test) = (empty(), empty());
+        for i in 0..self.len() {
+            let part = if is_test(i) { &mut test } else { &mut train };
+            part.features.extend_from_slice(self.row(i));
+            part.labels.push(self.labels[i]);
+        }
+        (train, test)
+    }
+}
+
+/// Shuffled fixed-size batches over a dataset, epoch after epoch. The last
+/// partial batch of an epoch is dropped, so every batch has the same shape;
+/// the order is reshuffled (seeded) at each epoch. Serialisable for resume.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Batches {
+    order: Vec<u32>,
+    position: usize,
+    batch: usize,
+    epoch: u64,
+    rng: Pcg64Mcg,
+}
+
+impl Batches {
+    pub fn new(len: usize, batch: usize, seed: u64) -> Result<Self> {
+        if batch == 0 || batch > len {
+            return Err(data_error(format!("batch size must be in 1..={len}, found {batch}")));
+        }
+        let mut rng = Pcg64Mcg::seed_from_u64(seed);
+        let mut order: Vec<u32> = (0..len as u32).collect();
+        order.shuffle(&mut rng);
+        Ok(Self { order, position: 0, batch, epoch: 0, rng })
+    }
+
+    /// Completed epochs.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    pub fn batch_size(&self) -> usize {
+        self.batch
+    }
+
+    /// Batches per epoch.
+    pub fn per_epoch(&self) -> usize {
+        self.order.len() / self.batch
+    }
+
+    /// Writes the next batch's features into `x` (batch x width) and labels
+    /// into `y` (batch). Allocates nothing.
+    pub fn next_into(&mut self, data: &Dataset, x: &mut [f32], y: &mut [u32]) {
+        assert!(
+            x.len() == self.batch * data.width && y.len() == self.batch,
+            "Batches::next_into: buffers of {} and {} for batch {} x width {}",
+            x.len(),
+            y.len(),
+            self.batch,
+            data.width
+        );
+        if self.position + self.batch > self.order.len() {
+            self.order.shuffle(&mut self.rng);
+            self.position = 0;
+            self.epoch += 1;
+        }
+        let picks = &self.order[self.position..self.position + self.batch];
+        for ((x_row, label), &i) in x.chunks_exact_mut(data.width).zip(y.iter_mut()).zip(picks) {
+            x_row.copy_from_slice(data.row(i as usize));
+            *label = data.labels[i as usize];
+        }
+        self.position += self.batch;
+    }
+
+    /// The iterator's whole state, as JSON for checkpoint metadata.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("plain data always serialises")
+    }
+
+    pub fn from_json(text: &str) -> Result<Self> {
+        serde_json::from_str(text).map_err(|e| Error::Checkpoint(format!("batch iterator state: {e}")))
+    }
+}

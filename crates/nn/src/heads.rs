@@ -1,0 +1,79 @@
+use crate::{Linear, LinearConfig, Module, join};
+use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
+use rand::Rng;
+
+/// Dueling Q head: q = V(h) + A(h) - mean A(h).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DuelingHeadConfig {
+    pub inputs: usize,
+    pub actions: usize,
+}
+
+impl DuelingHeadConfig {
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<DuelingHead> {
+        Ok(DuelingHead {
+            value: LinearConfig::new(self.inputs, 1).init(params, &join(name, "value"), rng)?,
+            advantage: LinearConfig::new(self.inputs, self.actions).init(params, &join(name, "advantage"), rng)?,
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DuelingHead {
+    pub value: Linear,
+    pub advantage: Linear,
+}
+
+impl DuelingHead {
+    /// h [B, inputs] -> q [B, actions]
+    pub fn forward(&self, g: &mut Graph<'_>, h: Var) -> Result<Var> {
+        let v = self.value.forward(g, h)?;
+        let a = self.advantage.forward(g, h)?;
+        g.dueling(v, a)
+    }
+}
+
+impl Module for DuelingHead {
+    fn visit(&self, f: &mut dyn FnMut(ParamId)) {
+        self.value.visit(f);
+        self.advantage.visit(f);
+    }
+}
+
+/// Two outputs from one trunk: policy logits and a tanh value in [-1, 1].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PolicyValueHeadConfig {
+    pub inputs: usize,
+    pub policy: usize,
+}
+
+impl PolicyValueHeadConfig {
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<PolicyValueHead> {
+        Ok(PolicyValueHead {
+            policy: LinearConfig::new(self.inputs, self.policy).init(params, &join(name, "policy"), rng)?,
+            value: LinearConfig::new(self.inputs, 1).init(params, &join(name, "value"), rng)?,
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PolicyValueHead {
+    pub policy: Linear,
+    pub value: Linear,
+}
+
+impl PolicyValueHead {
+    /// h [B, inputs] -> (policy logits [B, policy], value [B, 1])
+    pub fn forward(&self, g: &mut Graph<'_>, h: Var) -> Result<(Var, Var)> {
+        let logits = self.policy.forward(g, h)?;
+        let v = self.value.forward(g, h)?;
+        Ok((logits, g.tanh(v)?))
+    }
+}
+
+impl Module for PolicyValueHead {
+    fn visit(&self, f: &mut dyn FnMut(ParamId)) {
+        self.policy.visit(f);
+        self.value.visit(f);
+    }
+}

@@ -1,0 +1,55 @@
+use crate::{Module, config_error, join};
+use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
+
+/// LayerNorm over the last axis with learned gamma (ones) and beta (zeros).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LayerNormConfig {
+    pub size: usize,
+    /// PyTorch's default, 1e-5.
+    pub eps: f32,
+}
+
+impl LayerNormConfig {
+    pub fn new(size: usize) -> Self {
+        Self { size, eps: 1e-5 }
+    }
+
+    pub fn init(&self, params: &mut Params, name: &str) -> Result<LayerNorm> {
+        if self.size == 0 || self.eps.is_nan() || self.eps <= 0.0 {
+            return Err(config_error(
+                name,
+                format!("LayerNorm needs size > 0 and eps > 0, found {} and {}", self.size, self.eps),
+            ));
+        }
+        let gamma = params.add(&join(name, "weight"), &[self.size], |v| v.fill(1.0))?;
+        let beta = params.add(&join(name, "bias"), &[self.size], |v| v.fill(0.0))?;
+        Ok(LayerNorm { gamma, beta, eps: self.eps })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LayerNorm {
+    pub gamma: ParamId,
+    pub beta: ParamId,
+    pub eps: f32,
+}
+
+impl LayerNorm {
+    pub fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
+        let (gamma, beta) = (g.param(self.gamma), g.param(self.beta));
+        g.layer_norm(x, gamma, beta, self.eps)
+    }
+
+    /// max(LayerNorm(x), 0), fused.
+    pub fn forward_relu(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
+        let (gamma, beta) = (g.param(self.gamma), g.param(self.beta));
+        g.layer_norm_relu(x, gamma, beta, self.eps)
+    }
+}
+
+impl Module for LayerNorm {
+    fn visit(&self, f: &mut dyn FnMut(ParamId)) {
+        f(self.gamma);
+        f(self.beta);
+    }
+}

@@ -1,0 +1,72 @@
+//! Layers for minnow, built from configs (`LinearConfig { .. }.init(..)`)
+//! with PyTorch's layouts and defaults. A layer holds only [`ParamId`]s;
+//! its values live in a [`Params`] store, so the same layer struct drives
+//! an online and a target network (two stores of the same layout).
+//!
+//! Losses are ops on the graph (`Graph::huber`, `Graph::cross_entropy`, ...)
+//! and are re-exported here by name for discoverability.
+
+mod activation;
+mod batch_norm;
+mod checkpoint;
+mod conv;
+mod data;
+mod digits_cnn;
+mod digits_lstm;
+mod dropout;
+mod embedding;
+mod heads;
+mod init;
+mod layer_norm;
+mod linear;
+mod mlp;
+mod policy_value;
+mod recurrent;
+mod residual;
+
+pub use activation::Activation;
+pub use batch_norm::{BatchNorm1d, BatchNorm1dConfig};
+pub use checkpoint::{Checkpoint, CheckpointWriter};
+pub use conv::{Conv2d, Conv2dConfig, MaxPool2d};
+pub use data::{Batches, Dataset};
+pub use digits_cnn::{DigitsCnn, DigitsCnnConfig};
+pub use digits_lstm::{DIGIT_CLASSES, DIGIT_COLS, DIGIT_ROWS, DigitsLstm, DigitsLstmConfig};
+pub use dropout::{Dropout, DropoutConfig};
+pub use embedding::{Embedding, EmbeddingConfig};
+pub use heads::{DuelingHead, DuelingHeadConfig, PolicyValueHead, PolicyValueHeadConfig};
+pub use init::Init;
+pub use layer_norm::{LayerNorm, LayerNormConfig};
+pub use linear::{Linear, LinearConfig};
+pub use minnow_autodiff::{Error, Graph, ParamId, Params, Result, Tape, Var};
+pub use mlp::{Mlp, MlpConfig};
+pub use policy_value::{PolicyValueNet, PolicyValueNetConfig};
+pub use recurrent::{Gru, GruConfig, Lstm, LstmConfig, RecurrentWeights, Rnn, RnnConfig};
+pub use residual::{ResidualBlock, ResidualBlockConfig};
+
+/// Something with parameters: lists them, and switches between training
+/// and evaluation behaviour (dropout, batch statistics).
+pub trait Module {
+    /// Calls `f` with every parameter, in a fixed order.
+    fn visit(&self, f: &mut dyn FnMut(ParamId));
+
+    /// Train (true) or eval (false) mode; layers without a difference
+    /// ignore it.
+    fn set_training(&mut self, _training: bool) {}
+
+    /// Every parameter, in visiting order.
+    fn param_ids(&self) -> Vec<ParamId> {
+        let mut ids = Vec::new();
+        self.visit(&mut |id| ids.push(id));
+        ids
+    }
+}
+
+/// `name.part`, or `part` at the root.
+pub(crate) fn join(prefix: &str, part: &str) -> String {
+    if prefix.is_empty() { part.to_string() } else { format!("{prefix}.{part}") }
+}
+
+/// A config error naming the layer, the field and the value.
+pub(crate) fn config_error(layer: &str, what: impl std::fmt::Display) -> Error {
+    Error::Config(format!("{layer}: {what}"))
+}

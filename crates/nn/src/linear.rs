@@ -1,0 +1,71 @@
+use crate::{Init, Module, config_error, join};
+use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
+use rand::Rng;
+
+/// y = x Wᵀ + b with W [outputs, inputs] (PyTorch's layout).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinearConfig {
+    pub inputs: usize,
+    pub outputs: usize,
+    pub bias: bool,
+    pub weight_init: Init,
+    pub bias_init: Init,
+}
+
+impl LinearConfig {
+    /// PyTorch's defaults: bias on, U(-1/√in, 1/√in) for both.
+    pub fn new(inputs: usize, outputs: usize) -> Self {
+        Self { inputs, outputs, bias: true, weight_init: Init::PyTorchLinear, bias_init: Init::PyTorchLinear }
+    }
+
+    /// Adds `name.weight` (and `name.bias`) to the store.
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<Linear> {
+        if self.inputs == 0 || self.outputs == 0 {
+            return Err(config_error(
+                name,
+                format!("Linear needs inputs and outputs > 0, found {}x{}", self.inputs, self.outputs),
+            ));
+        }
+        let (fan_in, fan_out) = (self.inputs, self.outputs);
+        let w = params.add(&join(name, "weight"), &[self.outputs, self.inputs], |v| {
+            self.weight_init.fill(v, fan_in, fan_out, rng)
+        })?;
+        let b = if self.bias {
+            Some(params.add(&join(name, "bias"), &[self.outputs], |v| self.bias_init.fill(v, fan_in, fan_out, rng))?)
+        } else {
+            None
+        };
+        Ok(Linear { w, b, inputs: self.inputs, outputs: self.outputs })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Linear {
+    pub w: ParamId,
+    pub b: Option<ParamId>,
+    pub inputs: usize,
+    pub outputs: usize,
+}
+
+impl Linear {
+    /// x [B, inputs] -> [B, outputs]
+    pub fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
+        let (w, b) = (g.param(self.w), self.b.map(|b| g.param(b)));
+        g.linear(x, w, b)
+    }
+
+    /// max(x Wᵀ + b, 0), fused.
+    pub fn forward_relu(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
+        let (w, b) = (g.param(self.w), self.b.map(|b| g.param(b)));
+        g.linear_relu(x, w, b)
+    }
+}
+
+impl Module for Linear {
+    fn visit(&self, f: &mut dyn FnMut(ParamId)) {
+        f(self.w);
+        if let Some(b) = self.b {
+            f(b);
+        }
+    }
+}

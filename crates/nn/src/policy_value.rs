@@ -1,0 +1,59 @@
+use crate::{
+    Linear, LinearConfig, Module, PolicyValueHead, PolicyValueHeadConfig, ResidualBlock, ResidualBlockConfig,
+    config_error, join,
+};
+use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
+use rand::Rng;
+
+/// The AlphaZero-style fully connected residual network:
+/// x -> Linear(width) -> ReLU -> `blocks` residual blocks -> policy logits
+/// and a tanh value. With inputs 198, width 140, 4 blocks and 676 policy
+/// outputs it has 283,477 parameters (ANCHORS.md's `az_forward`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PolicyValueNetConfig {
+    pub inputs: usize,
+    pub width: usize,
+    pub blocks: usize,
+    pub policy: usize,
+}
+
+impl PolicyValueNetConfig {
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<PolicyValueNet> {
+        if self.inputs == 0 || self.width == 0 || self.policy == 0 {
+            return Err(config_error(name, format!("inputs, width and policy must be > 0, found {self:?}")));
+        }
+        let stem = LinearConfig::new(self.inputs, self.width).init(params, &join(name, "stem"), rng)?;
+        let blocks = (0..self.blocks)
+            .map(|i| ResidualBlockConfig { width: self.width }.init(params, &join(name, &format!("block{i}")), rng))
+            .collect::<Result<Vec<_>>>()?;
+        let head =
+            PolicyValueHeadConfig { inputs: self.width, policy: self.policy }.init(params, &join(name, "head"), rng)?;
+        Ok(PolicyValueNet { stem, blocks, head })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyValueNet {
+    pub stem: Linear,
+    pub blocks: Vec<ResidualBlock>,
+    pub head: PolicyValueHead,
+}
+
+impl PolicyValueNet {
+    /// x [B, inputs] -> (policy logits [B, policy], value [B, 1] in [-1, 1])
+    pub fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<(Var, Var)> {
+        let mut h = self.stem.forward_relu(g, x)?;
+        for block in &self.blocks {
+            h = block.forward(g, h)?;
+        }
+        self.head.forward(g, h)
+    }
+}
+
+impl Module for PolicyValueNet {
+    fn visit(&self, f: &mut dyn FnMut(ParamId)) {
+        self.stem.visit(f);
+        self.blocks.iter().for_each(|b| b.visit(f));
+        self.head.visit(f);
+    }
+}

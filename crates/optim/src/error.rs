@@ -1,0 +1,72 @@
+/// What a caller can get wrong: a configuration value out of range, a
+/// parameter store of another layout, or checkpoint state that does not fit.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum OptimError {
+    #[error("{config}.{field}: expected {expected}, found {found}")]
+    InvalidValue { config: &'static str, field: &'static str, expected: &'static str, found: f32 },
+    #[error("{config}.{field}: expected {expected}, found {found}")]
+    InvalidCount { config: &'static str, field: &'static str, expected: &'static str, found: u64 },
+    #[error(
+        "{config}.nesterov: expected momentum > 0 and dampening = 0, \
+         found momentum {momentum} and dampening {dampening}"
+    )]
+    Nesterov { config: &'static str, momentum: f32, dampening: f32 },
+    #[error("parameter layout differs from the one the optimizer was built for: {detail}")]
+    LayoutMismatch { detail: String },
+    #[error("{optimizer} has no state named '{name}'; expected one of: {expected}")]
+    UnknownState { optimizer: &'static str, name: String, expected: String },
+    #[error("state '{name}': expected {expected} values, found {found}")]
+    StateLength { name: String, expected: usize, found: usize },
+    #[error("state '{name}' is missing")]
+    MissingState { name: String },
+}
+
+pub type Result<T, E = OptimError> = std::result::Result<T, E>;
+
+/// Range checks for one config struct, naming it in every error.
+pub(crate) struct Check(pub &'static str);
+
+impl Check {
+    fn fail(&self, field: &'static str, expected: &'static str, found: f32) -> OptimError {
+        OptimError::InvalidValue { config: self.0, field, expected, found }
+    }
+
+    /// Finite (dampening, gamma-like factors with no sign rule).
+    pub fn finite(&self, field: &'static str, v: f32) -> Result<()> {
+        if v.is_finite() { Ok(()) } else { Err(self.fail(field, "a finite value", v)) }
+    }
+
+    /// Finite and >= 0 (learning rates, weight decay, momentum).
+    pub fn non_negative(&self, field: &'static str, v: f32) -> Result<()> {
+        if v.is_finite() && v >= 0.0 { Ok(()) } else { Err(self.fail(field, "a finite value >= 0", v)) }
+    }
+
+    /// Finite and > 0 (eps).
+    pub fn positive(&self, field: &'static str, v: f32) -> Result<()> {
+        if v.is_finite() && v > 0.0 { Ok(()) } else { Err(self.fail(field, "a finite value > 0", v)) }
+    }
+
+    /// In [0, 1) (Adam's betas).
+    pub fn unit_open(&self, field: &'static str, v: f32) -> Result<()> {
+        if (0.0..1.0).contains(&v) { Ok(()) } else { Err(self.fail(field, "a value in [0, 1)", v)) }
+    }
+
+    /// In [0, 1] (RMSprop's alpha).
+    pub fn unit_closed(&self, field: &'static str, v: f32) -> Result<()> {
+        if (0.0..=1.0).contains(&v) { Ok(()) } else { Err(self.fail(field, "a value in [0, 1]", v)) }
+    }
+
+    /// In (0, 1] (a warm-up's start factor).
+    pub fn fraction(&self, field: &'static str, v: f32) -> Result<()> {
+        if v > 0.0 && v <= 1.0 { Ok(()) } else { Err(self.fail(field, "a value in (0, 1]", v)) }
+    }
+
+    /// A step count >= 1.
+    pub fn count(&self, field: &'static str, v: u64) -> Result<()> {
+        if v >= 1 {
+            Ok(())
+        } else {
+            Err(OptimError::InvalidCount { config: self.0, field, expected: "at least 1", found: v })
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! Learning-rate schedules as closed forms of the step count, so a resumed
+//! run needs only its step to find its rate.
+
+use crate::error::Check;
+use crate::{Optimizer, Result};
+
+/// How the rate moves after any warm-up, counting steps from its end.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Decay {
+    /// The base rate throughout.
+    Constant,
+    /// `StepLR`: lr * gamma^(floor(s / step_size)).
+    Step { step_size: u64, gamma: f32 },
+    /// `CosineAnnealingLR`'s closed form:
+    /// eta_min + (lr - eta_min) * (1 + cos(pi * s / t_max)) / 2.
+    /// As in PyTorch it keeps following the cosine past `t_max` (back up
+    /// towards lr by 2 t_max); set `t_max` to the run's length to end at eta_min.
+    Cosine { t_max: u64, eta_min: f32 },
+}
+
+/// `LinearLR` from `start_factor * lr` up to lr over `steps` steps, then
+/// the decay (`SequentialLR` with one milestone).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Warmup {
+    pub steps: u64,
+    pub start_factor: f32,
+}
+
+/// A schedule's settings; [`build`](Self::build) validates them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScheduleConfig {
+    /// The base rate.
+    pub lr: f32,
+    pub warmup: Option<Warmup>,
+    pub decay: Decay,
+}
+
+impl ScheduleConfig {
+    pub fn constant(lr: f32) -> Self {
+        Self { lr, warmup: None, decay: Decay::Constant }
+    }
+
+    pub fn step_decay(lr: f32, step_size: u64, gamma: f32) -> Self {
+        Self { lr, warmup: None, decay: Decay::Step { step_size, gamma } }
+    }
+
+    pub fn cosine(lr: f32, t_max: u64, eta_min: f32) -> Self {
+        Self { lr, warmup: None, decay: Decay::Cosine { t_max, eta_min } }
+    }
+
+    /// The same schedule after a linear warm-up.
+    pub fn with_warmup(self, steps: u64, start_factor: f32) -> Self {
+        Self { warmup: Some(Warmup { steps, start_factor }), ..self }
+    }
+
+    /// An error naming the first field out of range.
+    pub fn validate(&self) -> Result<()> {
+        let check = Check("ScheduleConfig");
+        check.non_negative("lr", self.lr)?;
+        if let Some(w) = self.warmup {
+            check.count("warmup.steps", w.steps)?;
+            check.fraction("warmup.start_factor", w.start_factor)?;
+        }
+        match self.decay {
+            Decay::Constant => Ok(()),
+            Decay::Step { step_size, gamma } => {
+                check.count("decay.step_size", step_size)?;
+                check.non_negative("decay.gamma", gamma)
+            }
+            Decay::Cosine { t_max, eta_min } => {
+                check.count("decay.t_max", t_max)?;
+                check.non_negative("decay.eta_min", eta_min)
+            }
+        }
+    }
+
+    pub fn build(self) -> Result<Schedule> {
+        self.validate()?;
+        Ok(Schedule { config: self })
+    }
+}
+
+/// A validated schedule: the rate for any step, computed in f64.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Schedule {
+    config: ScheduleConfig,
+}
+
+impl Schedule {
+    pub fn config(&self) -> ScheduleConfig {
+        self.config
+    }
+
+    /// The rate for step `step`, counted from 0 (the rate the first
+    /// optimiser step runs with is `lr_at(0)`).
+    pub fn lr_at(&self, step: u64) -> f32 {
+        let lr = self.config.lr as f64;
+        let mut s = step;
+        if let Some(w) = self.config.warmup {
+            if step < w.steps {
+                let start = w.start_factor as f64;
+                return (lr * (start + (1.0 - start) * step as f64 / w.steps as f64)) as f32;
+            }
+            s = step - w.steps;
+        }
+        let rate = match self.config.decay {
+            Decay::Constant => lr,
+            Decay::Step { step_size, gamma } => lr * (gamma as f64).powf((s / step_size) as f64),
+            Decay::Cosine { t_max, eta_min } => {
+                let eta_min = eta_min as f64;
+                let phase = std::f64::consts::PI * s as f64 / t_max as f64;
+                eta_min + (lr - eta_min) * (1.0 + phase.cos()) / 2.0
+            }
+        };
+        rate as f32
+    }
+
+    /// Sets `optimizer`'s rate for its next step, `lr_at(step_count())`,
+    /// and returns it.
+    pub fn apply<O: Optimizer + ?Sized>(&self, optimizer: &mut O) -> f32 {
+        let lr = self.lr_at(optimizer.step_count());
+        optimizer.set_lr(lr);
+        lr
+    }
+}

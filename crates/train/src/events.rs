@@ -1,0 +1,24 @@
+//! What a run tells its front end as it goes.
+
+use std::path::Path;
+
+/// One thing that happened in a run, with its metrics.
+#[derive(Debug, Clone, Copy)]
+pub enum Event<'a> {
+    /// A training step finished.
+    Step { step: u64, total: u64, metrics: &'a [(&'static str, f64)] },
+    /// An evaluation finished.
+    Eval { step: u64, metrics: &'a [(&'static str, f64)] },
+    /// A checkpoint was written.
+    Checkpoint { step: u64, path: &'a Path },
+}
+
+/// Receives a run's events (progress bars, metrics files, tests).
+pub trait Observer {
+    fn observe(&mut self, event: Event<'_>);
+}
+
+/// Ignores everything.
+impl Observer for () {
+    fn observe(&mut self, _: Event<'_>) {}
+}

@@ -1,0 +1,332 @@
+//! Supervised classification of the digits: the `digits-mlp` task (and the
+//! CNN and LSTM variants), trained with Adam on cross-entropy, evaluated by
+//! test accuracy, checkpointed with everything needed to resume exactly.
+
+use crate::{Event, Observer, Result, TrainError};
+use minnow_kernels::row_max_argmax;
+use minnow_nn::{
+    Batches, Checkpoint, CheckpointWriter, Dataset, DigitsCnn, DigitsCnnConfig, Graph, Mlp, MlpConfig, Params, Tape,
+    Var,
+};
+use minnow_optim::{Adam, AdamConfig, Optimizer, Schedule, ScheduleConfig, load_state_by_param, state_by_param};
+use rand::SeedableRng;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Which network classifies the 8x8 images.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Model {
+    /// 64 -> hidden -> hidden -> 10, ReLU.
+    Mlp,
+    /// Two 3x3 convolutions with ReLU and 2x2 max-pooling, then an MLP
+    /// (`minnow_nn::DigitsCnn`).
+    Cnn,
+}
+
+/// How the learning rate moves over the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LrSchedule {
+    Constant,
+    /// Cosine decay from `lr` to 0 over `steps`.
+    Cosine,
+}
+
+/// Every hyperparameter of a digits run. Unknown fields in a config file
+/// are an error (a typo must not silently fall back to a default).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DigitsConfig {
+    pub model: Model,
+    /// Hidden width of the MLP.
+    pub hidden: usize,
+    pub batch: usize,
+    /// Training steps (batches).
+    pub steps: u64,
+    /// Adam learning rate.
+    pub lr: f32,
+    pub schedule: LrSchedule,
+    /// Adam weight decay (L2, PyTorch's coupled form).
+    pub weight_decay: f32,
+    /// Steps between test-set evaluations.
+    pub eval_every: u64,
+    /// Steps between checkpoints.
+    pub checkpoint_every: u64,
+    pub seed: u64,
+}
+
+impl Default for DigitsConfig {
+    fn default() -> Self {
+        Self {
+            model: Model::Mlp,
+            hidden: 128,
+            batch: 32,
+            steps: 3000,
+            lr: 1e-3,
+            schedule: LrSchedule::Constant,
+            weight_decay: 0.0,
+            eval_every: 250,
+            checkpoint_every: 1000,
+            seed: 0,
+        }
+    }
+}
+
+impl DigitsConfig {
+    /// The defaults of the `digits-cnn` task.
+    pub fn cnn() -> Self {
+        Self { model: Model::Cnn, batch: 32, lr: 3e-3, schedule: LrSchedule::Cosine, steps: 1320, ..Self::default() }
+    }
+
+    pub fn validate(&self) -> Result<()> {
+        let bad = |field: &str, expected: &str, found: String| {
+            Err(TrainError::Config(format!("{field}: expected {expected}, found {found}")))
+        };
+        if self.hidden == 0 {
+            return bad("hidden", "a width > 0", self.hidden.to_string());
+        }
+        if self.batch == 0 || self.batch > 1437 {
+            return bad("batch", "1..=1437 (the training set)", self.batch.to_string());
+        }
+        if self.steps == 0 {
+            return bad("steps", "> 0", "0".into());
+        }
+        if !(self.lr > 0.0 && self.lr.is_finite()) {
+            return bad("lr", "a finite rate > 0", self.lr.to_string());
+        }
+        if !(self.weight_decay >= 0.0 && self.weight_decay.is_finite()) {
+            return bad("weight_decay", "a finite value >= 0", self.weight_decay.to_string());
+        }
+        if self.eval_every == 0 || self.checkpoint_every == 0 {
+            return bad("eval_every/checkpoint_every", "> 0", "0".into());
+        }
+        Ok(())
+    }
+
+    /// The fields that shape the computation: a checkpoint resumes only
+    /// under the same ones (steps and cadences may change).
+    fn identity(&self) -> String {
+        let Self { model, hidden, batch, lr, schedule, weight_decay, seed, .. } = self;
+        format!(
+            "model={model:?} hidden={hidden} batch={batch} lr={lr} schedule={schedule:?} weight_decay={weight_decay} seed={seed}"
+        )
+    }
+}
+
+enum Network {
+    Mlp(Mlp),
+    Cnn(DigitsCnn),
+}
+
+impl Network {
+    fn forward(&self, g: &mut Graph<'_>, x: Var) -> minnow_nn::Result<Var> {
+        match self {
+            Network::Mlp(mlp) => mlp.forward(g, x),
+            Network::Cnn(cnn) => cnn.forward(g, x),
+        }
+    }
+}
+
+/// Accuracies at the end of a run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Summary {
+    pub steps: u64,
+    pub train_accuracy: f32,
+    pub test_accuracy: f32,
+    pub final_loss: f32,
+}
+
+/// A digits run in progress.
+pub struct DigitsRun {
+    config: DigitsConfig,
+    network: Network,
+    params: Params,
+    adam: Adam,
+    schedule: Schedule,
+    tape: Tape,
+    batches: Batches,
+    train: Dataset,
+    test: Dataset,
+    step: u64,
+    x: Vec<f32>,
+    y: Vec<u32>,
+    eval_max: Vec<f32>,
+    eval_arg: Vec<u32>,
+}
+
+impl std::fmt::Debug for DigitsRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DigitsRun").field("config", &self.config).field("step", &self.step).finish_non_exhaustive()
+    }
+}
+
+const EVAL_BATCH: usize = 128;
+
+impl DigitsRun {
+    /// A fresh run: the network initialised from the seed.
+    pub fn new(config: DigitsConfig, train: Dataset, test: Dataset) -> Result<Self> {
+        config.validate()?;
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(config.seed);
+        let mut params = Params::new();
+        let network = match config.model {
+            Model::Mlp => Network::Mlp(MlpConfig::new(&[64, config.hidden, config.hidden, 10]).init(
+                &mut params,
+                "mlp",
+                &mut rng,
+            )?),
+            Model::Cnn => {
+                Network::Cnn(DigitsCnnConfig { hidden: config.hidden.min(64), ..DigitsCnnConfig::default() }.init(
+                    &mut params,
+                    "cnn",
+                    &mut rng,
+                )?)
+            }
+        };
+        let schedule = match config.schedule {
+            LrSchedule::Constant => ScheduleConfig::constant(config.lr),
+            LrSchedule::Cosine => ScheduleConfig::cosine(config.lr, config.steps, 0.0),
+        }
+        .build()?;
+        let adam =
+            AdamConfig { lr: config.lr, weight_decay: config.weight_decay, ..AdamConfig::default() }.build(&params)?;
+        let batches = Batches::new(train.len(), config.batch, config.seed.wrapping_add(1))?;
+        let (x, y) = (vec![0.0; config.batch * 64], vec![0; config.batch]);
+        Ok(Self {
+            config,
+            network,
+            params,
+            adam,
+            schedule,
+            tape: Tape::new(),
+            batches,
+            train,
+            test,
+            step: 0,
+            x,
+            y,
+            eval_max: vec![0.0; EVAL_BATCH],
+            eval_arg: vec![0; EVAL_BATCH],
+        })
+    }
+
+    /// A run continued from a checkpoint written by `save`: parameters,
+    /// Adam's moments and step, the batch order and position.
+    pub fn resume(config: DigitsConfig, train: Dataset, test: Dataset, path: &Path) -> Result<Self> {
+        let mut run = Self::new(config, train, test)?;
+        let ckpt = Checkpoint::load(path)?;
+        let saved = ckpt.require_meta("config_identity")?;
+        if saved != run.config.identity() {
+            return Err(TrainError::Resume(format!(
+                "the checkpoint was trained with {saved}, this run is {}",
+                run.config.identity()
+            )));
+        }
+        ckpt.restore_params(&mut run.params)?;
+        load_state_by_param(&mut run.adam, &run.params, |name| ckpt.tensor(name))?;
+        let number = |key: &str| -> Result<u64> {
+            ckpt.require_meta(key)?.parse().map_err(|_| TrainError::Resume(format!("metadata '{key}' is not a number")))
+        };
+        run.adam.set_step_count(number("adam_steps")?);
+        run.step = number("step")?;
+        run.batches = Batches::from_json(ckpt.require_meta("batches")?)?;
+        Ok(run)
+    }
+
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let mut writer = CheckpointWriter::new().params(&self.params);
+        for (name, values) in state_by_param(&self.adam, &self.params)? {
+            let shape =
+                self.params.find(name.splitn(3, '.').nth(2).unwrap_or_default()).map(|id| self.params.shape(id));
+            let dims = shape.map_or(vec![values.len()], |s| s.dims().to_vec());
+            writer = writer.tensor(&name, &dims, values);
+        }
+        writer
+            .meta("task", "digits")
+            .meta("config", serde_json::to_string(&self.config).unwrap_or_default())
+            .meta("config_identity", self.config.identity())
+            .meta("step", self.step.to_string())
+            .meta("adam_steps", self.adam.step_count().to_string())
+            .meta("batches", self.batches.to_json())
+            .save(path)?;
+        Ok(())
+    }
+
+    pub fn step_count(&self) -> u64 {
+        self.step
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// One training step on the next batch; returns the loss.
+    pub fn train_step(&mut self) -> Result<f32> {
+        self.batches.next_into(&self.train, &mut self.x, &mut self.y);
+        self.params.zero_grads();
+        let loss = {
+            let mut g = self.tape.graph(&mut self.params);
+            let x = g.input(&[self.config.batch, 64], &self.x)?;
+            let logits = self.network.forward(&mut g, x)?;
+            let loss = g.cross_entropy(logits, &self.y, None)?;
+            g.backward(loss)?;
+            g.scalar(loss)
+        };
+        self.schedule.apply(&mut self.adam);
+        self.adam.step(&mut self.params)?;
+        self.step += 1;
+        Ok(loss)
+    }
+
+    /// Share of `data` classified correctly.
+    pub fn accuracy(&mut self, which: Split) -> Result<f32> {
+        let data = match which {
+            Split::Train => &self.train,
+            Split::Test => &self.test,
+        };
+        let mut correct = 0usize;
+        for start in (0..data.len()).step_by(EVAL_BATCH) {
+            let rows = EVAL_BATCH.min(data.len() - start);
+            let mut g = self.tape.inference(&self.params);
+            let x = g.input(&[rows, 64], &data.features[start * 64..(start + rows) * 64])?;
+            let logits = self.network.forward(&mut g, x)?;
+            row_max_argmax(g.value(logits), 10, &mut self.eval_max[..rows], &mut self.eval_arg[..rows]);
+            correct += self.eval_arg[..rows].iter().zip(&data.labels[start..]).filter(|(p, l)| p == l).count();
+        }
+        Ok(correct as f32 / data.len().max(1) as f32)
+    }
+
+    /// Trains to `config.steps`, evaluating and checkpointing on the way
+    /// (and at the end) and telling `observer` everything.
+    pub fn run(&mut self, checkpoint: Option<&Path>, observer: &mut dyn Observer) -> Result<Summary> {
+        let total = self.config.steps;
+        let mut loss = f32::NAN;
+        while self.step < total {
+            loss = self.train_step()?;
+            observer.observe(Event::Step { step: self.step, total, metrics: &[("loss", loss as f64)] });
+            if self.step.is_multiple_of(self.config.eval_every) || self.step == total {
+                let acc = self.accuracy(Split::Test)?;
+                observer.observe(Event::Eval { step: self.step, metrics: &[("test_accuracy", acc as f64)] });
+            }
+            if let Some(path) = checkpoint
+                && (self.step.is_multiple_of(self.config.checkpoint_every) || self.step == total)
+            {
+                self.save(path)?;
+                observer.observe(Event::Checkpoint { step: self.step, path });
+            }
+        }
+        Ok(Summary {
+            steps: self.step,
+            train_accuracy: self.accuracy(Split::Train)?,
+            test_accuracy: self.accuracy(Split::Test)?,
+            final_loss: loss,
+        })
+    }
+}
+
+/// Which part of the data to evaluate on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Split {
+    Train,
+    Test,
+}

@@ -1,0 +1,61 @@
+//! The digits MLP learns, and a resumed run is bit-identical to an
+//! uninterrupted one.
+
+use minnow_train::load_digits;
+use minnow_train::supervised::{DigitsConfig, DigitsRun, Split};
+use std::path::Path;
+
+fn data() -> (minnow_nn::Dataset, minnow_nn::Dataset) {
+    load_digits(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/digits.csv.gz")).unwrap()
+}
+
+#[test]
+fn mlp_reaches_97_percent_test_accuracy() {
+    let (train, test) = data();
+    let mut run = DigitsRun::new(DigitsConfig::default(), train, test).unwrap();
+    let summary = run.run(None, &mut ()).unwrap();
+    assert!(summary.test_accuracy >= 0.97, "{summary:?}");
+}
+
+#[test]
+fn cnn_reaches_98_percent_test_accuracy() {
+    let (train, test) = data();
+    let mut run = DigitsRun::new(DigitsConfig::cnn(), train, test).unwrap();
+    let summary = run.run(None, &mut ()).unwrap();
+    assert!(summary.test_accuracy >= 0.98, "{summary:?}");
+}
+
+#[test]
+fn resuming_from_a_checkpoint_is_exact() {
+    let config = DigitsConfig { steps: 120, batch: 16, ..DigitsConfig::default() };
+    let (train, test) = data();
+    let mut straight = DigitsRun::new(config.clone(), train.clone(), test.clone()).unwrap();
+    straight.run(None, &mut ()).unwrap();
+
+    let dir = std::env::temp_dir().join(format!("minnow-resume-{}", std::process::id()));
+    let path = dir.join("ckpt.safetensors");
+    let mut first = DigitsRun::new(DigitsConfig { steps: 50, ..config.clone() }, train.clone(), test.clone()).unwrap();
+    first.run(Some(&path), &mut ()).unwrap();
+    drop(first);
+    let mut resumed = DigitsRun::resume(config.clone(), train.clone(), test.clone(), &path).unwrap();
+    assert_eq!(resumed.step_count(), 50);
+    resumed.run(None, &mut ()).unwrap();
+    assert_eq!(resumed.params().values(), straight.params().values(), "resumed parameters differ");
+    assert_eq!(resumed.accuracy(Split::Test).unwrap(), straight.accuracy(Split::Test).unwrap());
+
+    let other = DigitsConfig { lr: 0.01, ..config };
+    let err = DigitsRun::resume(other, train, test, &path).unwrap_err();
+    assert!(err.to_string().contains("lr=0.01"), "{err}");
+}
+
+#[test]
+fn bad_configs_are_refused() {
+    let (train, test) = data();
+    let err =
+        DigitsRun::new(DigitsConfig { hidden: 0, ..DigitsConfig::default() }, train.clone(), test.clone()).unwrap_err();
+    assert_eq!(err.to_string(), "invalid config: hidden: expected a width > 0, found 0");
+    let err = DigitsRun::new(DigitsConfig { lr: f32::NAN, ..DigitsConfig::default() }, train, test).unwrap_err();
+    assert!(err.to_string().contains("lr: expected a finite rate > 0, found NaN"), "{err}");
+    let err = serde_json::from_str::<DigitsConfig>(r#"{"hiden": 3}"#).unwrap_err();
+    assert!(err.to_string().contains("unknown field `hiden`"), "{err}");
+}
