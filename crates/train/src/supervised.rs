@@ -5,8 +5,8 @@
 use crate::{Event, Observer, Result, TrainError};
 use minnow_kernels::row_max_argmax;
 use minnow_nn::{
-    Batches, Checkpoint, CheckpointWriter, Dataset, DigitsCnn, DigitsCnnConfig, Graph, Mlp, MlpConfig, Params, Tape,
-    Var,
+    Batches, Checkpoint, CheckpointWriter, Dataset, DigitsCnn, DigitsCnnConfig, DigitsLstm, DigitsLstmConfig, Graph,
+    Mlp, MlpConfig, Params, Tape, Var,
 };
 use minnow_optim::{Adam, AdamConfig, Optimizer, Schedule, ScheduleConfig, load_state_by_param, state_by_param};
 use rand::SeedableRng;
@@ -22,6 +22,9 @@ pub enum Model {
     /// Two 3x3 convolutions with ReLU and 2x2 max-pooling, then an MLP
     /// (`minnow_nn::DigitsCnn`).
     Cnn,
+    /// An LSTM reading the image row by row, 8 steps of 8 pixels
+    /// (`minnow_nn::DigitsLstm`).
+    Lstm,
 }
 
 /// How the learning rate moves over the run.
@@ -76,7 +79,28 @@ impl Default for DigitsConfig {
 impl DigitsConfig {
     /// The defaults of the `digits-cnn` task.
     pub fn cnn() -> Self {
-        Self { model: Model::Cnn, batch: 32, lr: 3e-3, schedule: LrSchedule::Cosine, steps: 1320, ..Self::default() }
+        Self {
+            model: Model::Cnn,
+            hidden: 64,
+            batch: 32,
+            lr: 3e-3,
+            schedule: LrSchedule::Cosine,
+            steps: 1320,
+            ..Self::default()
+        }
+    }
+
+    /// The defaults of the `digits-lstm` task.
+    pub fn lstm() -> Self {
+        Self {
+            model: Model::Lstm,
+            hidden: 64,
+            batch: 32,
+            lr: 1e-2,
+            schedule: LrSchedule::Cosine,
+            steps: 880,
+            ..Self::default()
+        }
     }
 
     pub fn validate(&self) -> Result<()> {
@@ -117,6 +141,7 @@ impl DigitsConfig {
 enum Network {
     Mlp(Mlp),
     Cnn(DigitsCnn),
+    Lstm(DigitsLstm),
 }
 
 impl Network {
@@ -124,6 +149,7 @@ impl Network {
         match self {
             Network::Mlp(mlp) => mlp.forward(g, x),
             Network::Cnn(cnn) => cnn.forward(g, x),
+            Network::Lstm(lstm) => lstm.forward(g, x),
         }
     }
 }
@@ -175,12 +201,13 @@ impl DigitsRun {
                 "mlp",
                 &mut rng,
             )?),
-            Model::Cnn => {
-                Network::Cnn(DigitsCnnConfig { hidden: config.hidden.min(64), ..DigitsCnnConfig::default() }.init(
-                    &mut params,
-                    "cnn",
-                    &mut rng,
-                )?)
+            Model::Cnn => Network::Cnn(DigitsCnnConfig { hidden: config.hidden, ..DigitsCnnConfig::default() }.init(
+                &mut params,
+                "cnn",
+                &mut rng,
+            )?),
+            Model::Lstm => {
+                Network::Lstm(DigitsLstmConfig { hidden: config.hidden }.init(&mut params, "lstm", &mut rng)?)
             }
         };
         let schedule = match config.schedule {

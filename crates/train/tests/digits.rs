@@ -26,6 +26,14 @@ fn cnn_reaches_98_percent_test_accuracy() {
 }
 
 #[test]
+fn lstm_reaches_95_percent_test_accuracy() {
+    let (train, test) = data();
+    let mut run = DigitsRun::new(DigitsConfig::lstm(), train, test).unwrap();
+    let summary = run.run(None, &mut ()).unwrap();
+    assert!(summary.test_accuracy >= 0.95, "{summary:?}");
+}
+
+#[test]
 fn resuming_from_a_checkpoint_is_exact() {
     let config = DigitsConfig { steps: 120, batch: 16, ..DigitsConfig::default() };
     let (train, test) = data();
