@@ -53,7 +53,7 @@ unary_backward!(
 );
 unary!(
     /// y = 1 / (1 + e^-x)
-    sigmoid, |x| math::sigmoid(x)
+    sigmoid, |x| math::sigmoid::<FMA>(x)
 );
 unary_backward!(
     /// From y: dx = dy * y (1 - y).
@@ -61,7 +61,7 @@ unary_backward!(
 );
 unary!(
     /// y = tanh(x)
-    tanh, |x| math::tanh(x)
+    tanh, |x| math::tanh::<FMA>(x)
 );
 unary_backward!(
     /// From y: dx = dy * (1 - y^2).
@@ -69,7 +69,7 @@ unary_backward!(
 );
 unary!(
     /// y = e^x (inputs clamped to [-87.3, 88.7])
-    exp, |x| math::exp(x)
+    exp, |x| math::exp::<FMA>(x)
 );
 
 kernel! {

@@ -94,16 +94,19 @@ macro_rules! kernel {
         #[track_caller]
         pub fn $name($($arg: $ty),*) $(-> $ret)? {
             $check
+            // `FMA` tells the body whether fused multiply-adds are native
+            // (they are a slow libm call on the baseline target).
             #[inline(always)]
-            fn body($($arg: $ty),*) $(-> $ret)? $body
+            #[allow(unused)]
+            fn body<const FMA: bool>($($arg: $ty),*) $(-> $ret)? $body
 
             #[cfg(target_arch = "x86_64")]
             #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-            fn avx512($($arg: $ty),*) $(-> $ret)? { body($($arg),*) }
+            fn avx512($($arg: $ty),*) $(-> $ret)? { body::<true>($($arg),*) }
 
             #[cfg(target_arch = "x86_64")]
             #[target_feature(enable = "avx2,fma")]
-            fn avx2($($arg: $ty),*) $(-> $ret)? { body($($arg),*) }
+            fn avx2($($arg: $ty),*) $(-> $ret)? { body::<true>($($arg),*) }
 
             match $crate::dispatch::level() {
                 #[cfg(target_arch = "x86_64")]
@@ -112,7 +115,7 @@ macro_rules! kernel {
                 #[cfg(target_arch = "x86_64")]
                 // SAFETY: `level()` reports AVX2 only when the CPU has AVX2 and FMA.
                 $crate::Level::Avx2 => unsafe { avx2($($arg),*) },
-                _ => body($($arg),*),
+                _ => body::<false>($($arg),*),
             }
         }
     };

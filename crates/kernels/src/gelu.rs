@@ -16,7 +16,7 @@ const FRAC_1_SQRT_2PI: f32 = 0.398_942_3;
 /// Φ(-|x|) = ½ erfc(|x| / √2): the smaller of the two tail masses. The
 /// coefficients are `erfcc`'s, rounded to the nearest f32.
 #[inline(always)]
-fn tail(x: f32) -> f32 {
+fn tail<const FMA: bool>(x: f32) -> f32 {
     let z = x.abs() * FRAC_1_SQRT_2;
     let t = 1.0 / (1.0 + 0.5 * z);
     let mut p = 0.170_872_77_f32;
@@ -29,13 +29,13 @@ fn tail(x: f32) -> f32 {
     p = p * t + 0.374_091_96;
     p = p * t + 1.000_023_7;
     p = p * t - 1.265_512_2;
-    0.5 * t * math::exp(p - z * z)
+    0.5 * t * math::exp::<FMA>(p - z * z)
 }
 
 /// Φ(x), branch-free.
 #[inline(always)]
-fn cdf(x: f32) -> f32 {
-    let small = tail(x);
+fn cdf<const FMA: bool>(x: f32) -> f32 {
+    let small = tail::<FMA>(x);
     if x < 0.0 { small } else { 1.0 - small }
 }
 
@@ -45,7 +45,7 @@ kernel! {
     check { same_len("gelu", &[x.len(), out.len()]) }
     {
         for (o, &v) in out.iter_mut().zip(x) {
-            *o = v * cdf(v);
+            *o = v * cdf::<FMA>(v);
         }
     }
 }
@@ -56,8 +56,8 @@ kernel! {
     check { same_len("gelu_backward", &[x.len(), dy.len(), dx.len()]) }
     {
         let grad = |v: f32, g: f32| {
-            let density = FRAC_1_SQRT_2PI * math::exp(-0.5 * v * v);
-            g * (cdf(v) + v * density)
+            let density = FRAC_1_SQRT_2PI * math::exp::<FMA>(-0.5 * v * v);
+            g * (cdf::<FMA>(v) + v * density)
         };
         match accum {
             Accum::Replace => {

@@ -17,7 +17,7 @@ kernel! {
         for (yr, xr) in y.chunks_exact_mut(cols).zip(x.chunks_exact(cols)) {
             let m = math::max(xr);
             for (o, &v) in yr.iter_mut().zip(xr) {
-                *o = math::exp(v - m);
+                *o = math::exp::<FMA>(v - m);
             }
             let inv = 1.0 / math::sum_map(yr, |v| v);
             for o in yr.iter_mut() {
@@ -40,7 +40,7 @@ kernel! {
         }
         for (yr, xr) in y.chunks_exact_mut(cols).zip(x.chunks_exact(cols)) {
             let m = math::max(xr);
-            let shift = m + math::sum_map(xr, |v| math::exp(v - m)).ln();
+            let shift = m + math::sum_map(xr, |v| math::exp::<FMA>(v - m)).ln();
             for (o, &v) in yr.iter_mut().zip(xr) {
                 *o = v - shift;
             }
@@ -83,7 +83,7 @@ kernel! {
         for ((dxr, yr), dyr) in dx.chunks_exact_mut(cols).zip(y.chunks_exact(cols)).zip(dy.chunks_exact(cols)) {
             let s = math::sum_map(dyr, |v| v);
             for ((d, &yv), &g) in dxr.iter_mut().zip(yr).zip(dyr) {
-                let v = g - math::exp(yv) * s;
+                let v = g - math::exp::<FMA>(yv) * s;
                 *d = if accum == Accum::Add { *d + v } else { v };
             }
         }

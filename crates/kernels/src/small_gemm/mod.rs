@@ -59,13 +59,17 @@ pub fn layout(a: &View<'_>, b: &View<'_>) -> Option<Layout> {
 }
 
 /// Largest `m * n * k` (multiply-adds) that [`crate::gemm`] sends to the
-/// small kernels. Measured on this project's machine (Xeon, AVX-512, one
-/// core, `cargo xtask bench gemm/` and a local A/B harness), ours against
-/// faer on the same row-major data: every DQN and AlphaZero shape wins
-/// (0.2x-0.95x of faer's time), 128 x 128 x 128 still wins slightly in
-/// all three layouts (0.94-0.96x), 64 x 140 x 140 NT ties (0.99-1.05x).
-/// Beyond that faer's cache blocking is expected to win, so it keeps them.
-const MAX_VOLUME: usize = 128 * 128 * 128;
+/// small kernels: the AlphaZero net's 64 x 140 x 140 layer.
+///
+/// Measured with `cargo xtask bench /32x` (and `/1x`, `/8x`, `/64`,
+/// `/128`) on this project's machine (Xeon, AVX-512, one core), our time
+/// over faer's on the same row-major data, two runs: thin and small
+/// products win by 1.2-4x (32 x 64 x 4: 0.22; 64 x 64 x 6: 0.48-0.52;
+/// 1 x 198 x 140: 0.74-0.81; 8 x 140 x 140: 0.69-0.71), products of 32 x
+/// 64 x 64 up to 64 x 144 x 128 and 64 x 140 x 140 win by 0-15% (0.85-
+/// 0.99), and 128 x 128 x 128 ties or loses in NN and TN (0.96-1.11), so
+/// faer keeps everything from there up.
+const MAX_VOLUME: usize = 64 * 140 * 140;
 
 /// At `Level::Avx2` the small path only takes the NT shapes where our
 /// AVX2 kernels beat faer even when faer uses AVX-512 (all this machine
