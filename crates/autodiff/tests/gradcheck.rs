@@ -1,66 +1,13 @@
 //! Every op's gradient against central finite differences.
 
-use minnow_autodiff::gradcheck::check_gradients;
-use minnow_autodiff::{CustomOp, Graph, ParamId, Params, Result, Tape, Var};
+use minnow_autodiff::{CustomOp, Graph, Params, Result, Tape, Var};
 use minnow_tensor::Shape;
-use rand::{Rng, SeedableRng};
-use rand_pcg::Pcg64Mcg;
 
 /// A graph builder returning a scalar loss.
 type LossFn<'a> = dyn Fn(&mut Graph<'_>) -> Result<Var> + 'a;
 
-const H: f32 = 1e-2;
-/// With h = 1e-2, f32 rounding in losses of order 10 adds about 5e-5 of
-/// noise to the finite differences; truncation error is about h² = 1e-4
-/// relative. A gradient off by 1% fails.
-const ATOL: f32 = 1e-4;
-const RTOL: f32 = 2e-3;
-
-/// Values in ±[0.1, 1]: away from the kinks of ReLU-like ops.
-fn values(rng: &mut Pcg64Mcg, n: usize) -> Vec<f32> {
-    (0..n).map(|_| rng.random_range(0.1f32..1.0) * if rng.random_bool(0.5) { 1.0 } else { -1.0 }).collect()
-}
-
-struct Case {
-    params: Params,
-    rng: Pcg64Mcg,
-}
-
-impl Case {
-    fn new(seed: u64) -> Self {
-        Self { params: Params::new(), rng: Pcg64Mcg::seed_from_u64(seed) }
-    }
-
-    fn param(&mut self, name: &str, dims: &[usize]) -> ParamId {
-        let n = dims.iter().product();
-        let v = values(&mut self.rng, n);
-        self.params.add(name, dims, |dst| dst.copy_from_slice(&v)).unwrap()
-    }
-
-    fn data(&mut self, n: usize) -> Vec<f32> {
-        values(&mut self.rng, n)
-    }
-
-    /// Checks d/dparams of Σ (f(graph) ⊙ r) for a fixed random r.
-    fn check(mut self, name: &str, f: impl Fn(&mut Graph<'_>) -> Result<Var>) {
-        let mut probe = Tape::new();
-        let numel = {
-            let mut g = probe.inference(&self.params);
-            let y = f(&mut g).unwrap();
-            g.shape(y).numel()
-        };
-        let r = self.data(numel);
-        let report = check_gradients(&mut self.params, H, 64, ATOL, RTOL, |g| {
-            let y = f(g)?;
-            let dims: Vec<usize> = g.shape(y).dims().to_vec();
-            let rv = g.input(&dims, &r)?;
-            let weighted = g.mul(y, rv)?;
-            g.sum(weighted)
-        })
-        .unwrap();
-        assert!(report.passed(), "{name}: gradient check failed: {report:?}");
-    }
-}
+mod common;
+use common::Case;
 
 #[test]
 fn linear_with_and_without_bias_and_relu() {

@@ -2,58 +2,10 @@
 //! recurrent cells): gradients against central finite differences, forward
 //! values against plain indexing, and shape errors.
 
-use minnow_autodiff::gradcheck::check_gradients;
 use minnow_autodiff::{Graph, ParamId, Params, Result, Tape, Var};
-use rand::{Rng, SeedableRng};
-use rand_pcg::Pcg64Mcg;
 
-const H: f32 = 1e-2;
-/// As in gradcheck.rs: f32 noise in the differences is about 5e-5 and the
-/// truncation error about h² relative; a gradient off by 1% fails.
-const ATOL: f32 = 1e-4;
-const RTOL: f32 = 2e-3;
-
-/// Values in ±[0.1, 1].
-fn values(rng: &mut Pcg64Mcg, n: usize) -> Vec<f32> {
-    (0..n).map(|_| rng.random_range(0.1f32..1.0) * if rng.random_bool(0.5) { 1.0 } else { -1.0 }).collect()
-}
-
-struct Case {
-    params: Params,
-    rng: Pcg64Mcg,
-}
-
-impl Case {
-    fn new(seed: u64) -> Self {
-        Self { params: Params::new(), rng: Pcg64Mcg::seed_from_u64(seed) }
-    }
-
-    fn param(&mut self, name: &str, dims: &[usize]) -> ParamId {
-        let n = dims.iter().product();
-        let v = values(&mut self.rng, n);
-        self.params.add(name, dims, |dst| dst.copy_from_slice(&v)).unwrap()
-    }
-
-    /// Checks d/dparams of Σ (f(graph) ⊙ r) for a fixed random r.
-    fn check(mut self, name: &str, f: impl Fn(&mut Graph<'_>) -> Result<Var>) {
-        let mut probe = Tape::new();
-        let numel = {
-            let mut g = probe.inference(&self.params);
-            let y = f(&mut g).unwrap();
-            g.shape(y).numel()
-        };
-        let r = values(&mut self.rng, numel);
-        let report = check_gradients(&mut self.params, H, 64, ATOL, RTOL, |g| {
-            let y = f(g)?;
-            let dims: Vec<usize> = g.shape(y).dims().to_vec();
-            let rv = g.input(&dims, &r)?;
-            let weighted = g.mul(y, rv)?;
-            g.sum(weighted)
-        })
-        .unwrap();
-        assert!(report.passed(), "{name}: gradient check failed: {report:?}");
-    }
-}
+mod common;
+use common::Case;
 
 #[test]
 fn slice_cols_including_overlapping_slices_of_one_value() {
