@@ -20,5 +20,6 @@ pub fn all() -> Vec<Box<dyn Workload>> {
     workloads::small_gemm::register(&mut list);
     workloads::memory::register(&mut list);
     workloads::elementwise::register(&mut list);
+    workloads::envs::register(&mut list);
     list
 }

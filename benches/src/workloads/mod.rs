@@ -4,6 +4,7 @@ pub mod az;
 pub mod conv;
 pub mod dqn;
 pub mod elementwise;
+pub mod envs;
 pub mod gemm;
 pub mod lstm;
 pub mod memory;

@@ -1,0 +1,19 @@
+//! Environments for reinforcement learning, each behind the [`Env`] trait:
+//! the 2x2x2 cube with an exact distance table and optimal-move oracle
+//! ([`cube2`]), 2048 ([`game2048`]) and CartPole ([`cartpole`]).
+//!
+//! States are plain data (cloning copies a few dozen bytes), observations
+//! are written into the caller's buffer, and stepping allocates nothing.
+//! Every random draw comes from a `rand_pcg` generator seeded by `reset`.
+
+pub mod cartpole;
+pub mod cube2;
+mod env;
+mod error;
+pub mod game2048;
+
+pub use cartpole::{CartPole, CartPoleConfig};
+pub use cube2::{Cube2, Cube2Config, CubeDistances, CubeState};
+pub use env::{Env, Step};
+pub use error::EnvError;
+pub use game2048::{Board, BoardEncoding, Game2048, Game2048Config};

@@ -1,0 +1,79 @@
+//! Stepping, observing and resetting allocate nothing once an environment
+//! is built (the cube's distance oracle too, once its table exists).
+
+use minnow_arena::{CountingAlloc, count_allocations};
+use minnow_envs::{
+    BoardEncoding, CartPole, CartPoleConfig, Cube2, Cube2Config, CubeDistances, CubeState, Env, Game2048,
+    Game2048Config,
+};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+/// Plays `steps` random legal steps, resetting finished episodes; returns
+/// the episodes finished.
+fn play<E: Env>(env: &mut E, rng: &mut Pcg64Mcg, observation: &mut [f32], mask: &mut [bool], steps: usize) -> u64 {
+    let mut episodes = 0;
+    for _ in 0..steps {
+        env.legal_actions(mask);
+        let mut bits = env.legal_mask();
+        for _ in 0..rng.random_range(0..bits.count_ones()) {
+            bits &= bits - 1;
+        }
+        let action = bits.trailing_zeros() as usize;
+        assert!(mask[action]);
+        if env.step(action).unwrap().is_over() {
+            episodes += 1;
+            env.reset(episodes);
+        }
+        env.observe(observation);
+    }
+    episodes
+}
+
+fn assert_play_allocates_nothing<E: Env>(mut env: E) {
+    let mut rng = Pcg64Mcg::seed_from_u64(1);
+    let mut observation = vec![0.0; env.observation_size()];
+    let mut mask = vec![false; env.action_count()];
+    play(&mut env, &mut rng, &mut observation, &mut mask, 100);
+    // Per thread: the tests of this binary run concurrently.
+    let (episodes, on_thread, _) = count_allocations(|| play(&mut env, &mut rng, &mut observation, &mut mask, 20_000));
+    assert!(episodes > 0, "{}: no episode finished", E::NAME);
+    assert_eq!(on_thread.allocations, 0, "{}: {} bytes allocated", E::NAME, on_thread.bytes);
+    // Cloning an environment copies plain data.
+    let (_, on_thread, _) = count_allocations(|| std::hint::black_box(env.clone()));
+    assert_eq!(on_thread.allocations, 0, "{}: clone allocates", E::NAME);
+}
+
+#[test]
+fn cube2_allocates_nothing() {
+    assert_play_allocates_nothing(Cube2::new(Cube2Config::default()).unwrap());
+}
+
+#[test]
+fn game2048_allocates_nothing() {
+    assert_play_allocates_nothing(Game2048::new(Game2048Config::default()).unwrap());
+    let config = Game2048Config { encoding: BoardEncoding::Exponents, ..Game2048Config::default() };
+    assert_play_allocates_nothing(Game2048::new(config).unwrap());
+}
+
+#[test]
+fn cartpole_allocates_nothing() {
+    assert_play_allocates_nothing(CartPole::new(CartPoleConfig::default()).unwrap());
+}
+
+#[test]
+fn the_cube_oracle_allocates_nothing() {
+    let table = CubeDistances::get();
+    let mut rng = Pcg64Mcg::seed_from_u64(2);
+    let (_, on_thread, _) = count_allocations(|| {
+        for d in 1..=table.diameter() {
+            let s: CubeState = table.sample_at_distance(d, &mut rng).unwrap();
+            assert_eq!(table.distance(&s), d);
+            assert_ne!(table.optimal_moves(&s), 0);
+        }
+    });
+    assert_eq!(on_thread.allocations, 0);
+}
