@@ -18,7 +18,10 @@
 //!
 //! [`gemm`] always uses these kernels (at the SIMD level of the calling
 //! thread, scalar included); [`crate::gemm`] uses them only for the shapes
-//! where they were measured faster than faer (see [`takes`]).
+//! where they were measured faster than faer (see `takes`).
+//!
+//! Every kernel writes into the destination it is given and allocates
+//! nothing; the packed NT path transposes B through a 36 KiB stack panel.
 
 use crate::gemm::{View, ViewMut};
 use crate::{Level, level};
@@ -59,25 +62,32 @@ pub fn layout(a: &View<'_>, b: &View<'_>) -> Option<Layout> {
 }
 
 /// Largest `m * n * k` (multiply-adds) that [`crate::gemm`] sends to the
-/// small kernels: the AlphaZero net's 64 x 140 x 140 layer.
+/// small kernels in any layout: the cube DQN net's 64 x 144 x 128 layer,
+/// so every GEMM of `dqn_step/2048` and `dqn_step/cube` runs here.
 ///
-/// Measured with `cargo xtask bench /32x` (and `/1x`, `/8x`, `/64`,
-/// `/128`) on this project's machine (Xeon, AVX-512, one core), our time
-/// over faer's on the same row-major data, two runs: thin and small
-/// products win by 1.2-4x (32 x 64 x 4: 0.22; 64 x 64 x 6: 0.48-0.52;
-/// 1 x 198 x 140: 0.74-0.81; 8 x 140 x 140: 0.69-0.71), products of 32 x
-/// 64 x 64 up to 64 x 144 x 128 and 64 x 140 x 140 win by 0-15% (0.85-
-/// 0.99), and 128 x 128 x 128 ties or loses in NN and TN (0.96-1.11), so
-/// faer keeps everything from there up.
-const MAX_VOLUME: usize = 64 * 140 * 140;
+/// Measured with `cargo xtask bench /32x` (and `/64`, `/128`) on this
+/// project's machine (Xeon, AVX-512, one core), our time over faer's on
+/// the same row-major data: 32 x 64 x 4 0.21-0.22, 64 x 64 x 6 0.44-0.52
+/// (its /dW 0.59-0.63, /dx 0.63-0.80), 32 x 16 x 64 /dW 0.54-0.59, 32 x 64
+/// x 64 and 64 x 64 x 64 0.86-0.97; the cube net's 64 x 128 x 64 and 64 x
+/// 144 x 128 in all three layouts 0.87-0.96 in docs/PERFORMANCE.md's run
+/// and 0.88-0.98 in an interleaved A/B loop, 0.89-1.03 in the last two
+/// xtask runs: parity or a little better. 64 x 140 x 140 (0.97-0.99) and 128 x 128 x 128 (0.96-1.11)
+/// are ties, so faer keeps them and everything larger. The batch-1 and
+/// batch-8 AlphaZero forwards (NT, dot form) all fit under it and win:
+/// 1 x 198 x 140 0.72-0.85, 1 x 140 x 140 0.63-0.80, 1 x 140 x 676
+/// 0.74-0.78, 8 x 198 x 140 0.69-0.86, 8 x 140 x 140 0.70-0.72, 8 x 140 x
+/// 676 0.74-0.78. (On this shared machine runs of faer against itself
+/// differed by up to 25%; in a quiet run by 2%.)
+const SMALL_VOLUME: usize = 64 * 144 * 128;
 
 /// At `Level::Avx2` the small path only takes the NT shapes where our
 /// AVX2 kernels beat faer even when faer uses AVX-512 (all this machine
-/// can measure): batch-1 Linear forwards (1 x 198 x 140: 0.71x, 1 x 140 x
-/// 676: 0.82x) and thin outputs (32 x 64 x 4: 0.25x, 64 x 64 x 6: 0.55x).
-/// Elsewhere our AVX2 kernels ran at 60-66 GFLOP/s against faer's AVX-512
-/// 120-145; on a CPU without AVX-512 faer would be slower too, so this
-/// should be re-measured there.
+/// can measure; faer picks its own instruction set): batch-1 Linear
+/// forwards (1 x 198 x 140: 0.71x, 1 x 140 x 676: 0.82x) and thin outputs
+/// (32 x 64 x 4: 0.25x, 64 x 64 x 6: 0.55x). Elsewhere our AVX2 kernels
+/// ran at 60-66 GFLOP/s against faer's AVX-512 120-145; on a CPU without
+/// AVX-512 faer would be slower too, so this should be re-measured there.
 const AVX2_NT_MAX_N: usize = 8;
 
 /// Whether [`crate::gemm`] takes the small path for this product at this
@@ -90,12 +100,14 @@ const AVX2_NT_MAX_N: usize = 8;
 /// 16 outputs per block.
 pub(crate) fn takes(level: Level, layout: Layout, m: usize, n: usize, k: usize) -> bool {
     let volume = m.saturating_mul(n).saturating_mul(k);
-    if volume > MAX_VOLUME || (layout == Layout::Nt && n == 1) {
+    let nt = layout == Layout::Nt;
+    if nt && n == 1 {
         return false;
     }
     match level {
         Level::Scalar => false,
-        Level::Avx2 => layout == Layout::Nt && (m == 1 || n <= AVX2_NT_MAX_N),
+        _ if volume > SMALL_VOLUME => false,
+        Level::Avx2 => nt && (m == 1 || n <= AVX2_NT_MAX_N),
         Level::Avx512 => true,
     }
 }
