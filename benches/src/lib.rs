@@ -16,6 +16,7 @@ pub fn all() -> Vec<Box<dyn Workload>> {
     workloads::az::register(&mut list);
     workloads::conv::register(&mut list);
     workloads::lstm::register(&mut list);
+    workloads::logic_ca::register(&mut list);
     workloads::gemm::register(&mut list);
     workloads::small_gemm::register(&mut list);
     workloads::memory::register(&mut list);

@@ -6,6 +6,7 @@ pub mod dqn;
 pub mod elementwise;
 pub mod envs;
 pub mod gemm;
+pub mod logic_ca;
 pub mod lstm;
 pub mod memory;
 pub mod small_gemm;

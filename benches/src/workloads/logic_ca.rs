@@ -1,0 +1,113 @@
+//! `logic_ca/step` and `logic_ca/hard` (LOGIC_CA.md).
+//!
+//! - `logic_ca/step`: one training step of the checkerboard logic CA
+//!   exactly as specified (16x16, 8 channels, 3040 gates, 20 unrolled
+//!   steps, batch 2, backward through time, hard accuracy on the batch,
+//!   clipping, AdamW) on 2 worker threads. Throughput counts the forward
+//!   soft gate evaluations: 4608 per cell and CA step x 256 cells x 20
+//!   steps x 2 grids = 47.2 M.
+//! - `logic_ca/hard`: one synchronous step of the trained, pruned hard
+//!   circuit (shipped with minnow-logic) on a 512x512 grid, bit-parallel
+//!   on one thread; throughput in cell updates per second.
+
+use crate::{Work, Workload};
+use minnow_logic::{BitGrid, CheckerboardConfig, CheckerboardTrainer, HardProgram, HardScratch};
+use rand::{Rng, SeedableRng};
+
+#[allow(missing_debug_implementations)]
+pub struct LogicCaStep {
+    trainer: CheckerboardTrainer,
+    gate_evals: f64,
+}
+
+impl LogicCaStep {
+    pub fn new() -> Self {
+        let config = CheckerboardConfig::default();
+        let cells = config.ca.cells();
+        let trainer = CheckerboardTrainer::new(&config).expect("the reference config is valid");
+        let per_cell: usize = trainer.model().circuit().stages.iter().map(|s| s.gates.len()).sum();
+        Self { gate_evals: (per_cell * cells * config.ca_steps * config.batch) as f64, trainer }
+    }
+
+    /// One training step; returns the soft loss.
+    pub fn step(&mut self) -> f32 {
+        self.trainer.step().expect("a training step of the reference task").loss
+    }
+}
+
+impl Default for LogicCaStep {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Workload for LogicCaStep {
+    fn name(&self) -> String {
+        "logic_ca/step".to_string()
+    }
+    fn work(&self) -> Work {
+        Work::Items(self.gate_evals, "gate evals/s")
+    }
+    fn run(&mut self) {
+        std::hint::black_box(self.step());
+    }
+}
+
+#[allow(missing_debug_implementations)]
+pub struct LogicCaHard {
+    program: HardProgram,
+    grid: BitGrid,
+    next: BitGrid,
+    scratch: HardScratch,
+}
+
+/// Side of the `logic_ca/hard` grid.
+pub const HARD_SIDE: usize = 512;
+
+impl LogicCaHard {
+    pub fn new() -> Self {
+        let program = minnow_logic::trained::checkerboard();
+        let mut grid = BitGrid::new(HARD_SIDE, HARD_SIDE, program.channels());
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
+        grid.fill_random(|| rng.random());
+        let next = grid.clone();
+        let mut this = Self { program, grid, next, scratch: HardScratch::default() };
+        this.step(); // sizes the scratch
+        this
+    }
+
+    /// One CA step of the whole grid.
+    pub fn step(&mut self) {
+        self.program.step(&self.grid, &mut self.next, &mut self.scratch);
+        std::mem::swap(&mut self.grid, &mut self.next);
+    }
+
+    /// Gates per cell update of the circuit being timed.
+    pub fn gates(&self) -> usize {
+        self.program.gate_count()
+    }
+}
+
+impl Default for LogicCaHard {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Workload for LogicCaHard {
+    fn name(&self) -> String {
+        "logic_ca/hard".to_string()
+    }
+    fn work(&self) -> Work {
+        Work::Items((HARD_SIDE * HARD_SIDE) as f64, "cells/s")
+    }
+    fn run(&mut self) {
+        self.step();
+        std::hint::black_box(&self.grid);
+    }
+}
+
+pub fn register(list: &mut Vec<Box<dyn Workload>>) {
+    list.push(Box::new(LogicCaStep::new()));
+    list.push(Box::new(LogicCaHard::new()));
+}

@@ -1,0 +1,745 @@
+//! Hard circuits: each gate fixed to its argmax op, simplified, and run
+//! bit-parallel.
+//!
+//! A grid is stored as channel-major bit planes ([`BitGrid`]): each grid
+//! row takes whole `u64` words, bit j of word q is column 64q + j, bits
+//! past the last column stay 0. A CA step computes every tap of a block
+//! of rows as a word shift of the old plane (the zero boundary comes in
+//! as the zero bits past the edges), then each gate as one bitwise op per
+//! word.
+//!
+//! A [`HardProgram`] is built from the circuit and the ops either exactly
+//! (`Prune::None`: every gate, every channel, the soft network's hard
+//! forward one to one) or pruned (`Prune::Channel0`): pass-through gates
+//! become wires, constants fold, negations fold into the gates that read
+//! them, equal gates merge, and only what channel 0 depends on (over any
+//! number of steps) is kept.
+
+use crate::ca::{Boundary, Circuit, TAPS};
+use crate::gates::{self, OP_NAMES, op_bit, op_word};
+use crate::{LogicError, Result};
+
+/// The bit planes of a grid: `[channels, height, words_per_row]` words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BitGrid {
+    height: usize,
+    width: usize,
+    channels: usize,
+    words_per_row: usize,
+    bits: Vec<u64>,
+}
+
+impl BitGrid {
+    /// An all-zero grid.
+    pub fn new(height: usize, width: usize, channels: usize) -> Self {
+        let words_per_row = width.div_ceil(64);
+        Self { height, width, channels, words_per_row, bits: vec![0; channels * height * words_per_row] }
+    }
+
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    pub fn channels(&self) -> usize {
+        self.channels
+    }
+
+    pub fn words_per_row(&self) -> usize {
+        self.words_per_row
+    }
+
+    /// The words of one channel.
+    pub fn plane(&self, channel: usize) -> &[u64] {
+        let n = self.height * self.words_per_row;
+        &self.bits[channel * n..(channel + 1) * n]
+    }
+
+    pub fn get(&self, channel: usize, row: usize, col: usize) -> bool {
+        let w = self.bits[(channel * self.height + row) * self.words_per_row + col / 64];
+        (w >> (col % 64)) & 1 == 1
+    }
+
+    pub fn set(&mut self, channel: usize, row: usize, col: usize, value: bool) {
+        let w = &mut self.bits[(channel * self.height + row) * self.words_per_row + col / 64];
+        let bit = 1u64 << (col % 64);
+        if value {
+            *w |= bit;
+        } else {
+            *w &= !bit;
+        }
+    }
+
+    /// Sets the grid from `[channels, height * width]` values (>= 0.5 is 1).
+    #[track_caller]
+    pub fn load(&mut self, values: &[f32]) {
+        let cells = self.height * self.width;
+        assert_eq!(values.len(), self.channels * cells, "BitGrid::load: expected [{}, {cells}] values", self.channels);
+        self.bits.fill(0);
+        for c in 0..self.channels {
+            for r in 0..self.height {
+                for col in 0..self.width {
+                    if values[c * cells + r * self.width + col] >= 0.5 {
+                        self.set(c, r, col, true);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Writes the grid as `[channels, height * width]` 0/1 values.
+    #[track_caller]
+    pub fn store(&self, values: &mut [f32]) {
+        let cells = self.height * self.width;
+        assert_eq!(values.len(), self.channels * cells, "BitGrid::store: expected [{}, {cells}] values", self.channels);
+        for c in 0..self.channels {
+            for r in 0..self.height {
+                for col in 0..self.width {
+                    values[c * cells + r * self.width + col] = self.get(c, r, col) as u8 as f32;
+                }
+            }
+        }
+    }
+
+    /// Cells of `channel` equal to `target` (`[height * width]`, >= 0.5 is 1).
+    pub fn count_equal(&self, channel: usize, target: &[f32]) -> usize {
+        let mut n = 0;
+        for r in 0..self.height {
+            for col in 0..self.width {
+                n += (self.get(channel, r, col) == (target[r * self.width + col] >= 0.5)) as usize;
+            }
+        }
+        n
+    }
+
+    /// Every bit from `next_u64`, padding bits kept 0.
+    pub fn fill_random(&mut self, mut next_u64: impl FnMut() -> u64) {
+        for r in 0..self.channels * self.height {
+            for q in 0..self.words_per_row {
+                self.bits[r * self.words_per_row + q] = next_u64() & self.word_mask(q);
+            }
+        }
+    }
+
+    /// The bits of word q of a row that lie inside the grid.
+    fn word_mask(&self, q: usize) -> u64 {
+        let used = self.width - 64 * q;
+        if used >= 64 { !0 } else { (1u64 << used) - 1 }
+    }
+}
+
+/// Where a program output comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// A slot, negated or not.
+    Slot {
+        slot: u32,
+        negated: bool,
+    },
+    Const(bool),
+    /// Not computed: channel 0 does not depend on this channel.
+    Dead,
+}
+
+/// One bitwise gate: `slot = op(slots[a], slots[b])`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Instr {
+    pub op: u8,
+    pub a: u32,
+    pub b: u32,
+}
+
+/// How much to simplify when building a [`HardProgram`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prune {
+    /// Every gate and channel, exactly as the circuit is wired.
+    None,
+    /// Only what channel 0 depends on, simplified.
+    Channel0,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Node {
+    Tap,
+    Gate { op: u8, a: u32, b: u32 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Val {
+    Const(bool),
+    Lit { var: u32, neg: bool },
+}
+
+/// A hard circuit as straight-line bitwise code: slots `0..taps.len()`
+/// are the live taps (channel, tap), then one slot per instruction; the
+/// outputs are the next state's channels.
+#[derive(Clone, Debug, Default)]
+pub struct HardProgram {
+    channels: usize,
+    periodic: bool,
+    taps: Vec<(u16, u8)>,
+    instrs: Vec<Instr>,
+    outputs: Vec<Output>,
+    // Build scratch, kept so a rebuild allocates nothing.
+    vals: Vec<Val>,
+    nodes: Vec<Node>,
+    live: Vec<bool>,
+    slot_of: Vec<u32>,
+    table: Vec<u32>,
+    live_channels: Vec<bool>,
+}
+
+impl HardProgram {
+    /// The program of `circuit` with parameter gate p fixed to `ops[p]`.
+    pub fn new(circuit: &Circuit, ops: &[u8], boundary: Boundary, prune: Prune) -> Self {
+        let mut program = Self::default();
+        program.rebuild(circuit, ops, boundary, prune);
+        program
+    }
+
+    /// Rebuilds in place; allocates nothing once it has been built for a
+    /// circuit of this size.
+    #[track_caller]
+    pub fn rebuild(&mut self, circuit: &Circuit, ops: &[u8], boundary: Boundary, prune: Prune) {
+        assert_eq!(ops.len(), circuit.params, "HardProgram::rebuild: expected one op per parameter gate");
+        self.channels = circuit.channels;
+        self.periodic = boundary == Boundary::Periodic;
+        self.vals.clear();
+        self.nodes.clear();
+        self.taps.clear();
+        self.instrs.clear();
+        self.outputs.clear();
+        let table_len = (2 * circuit.rows).next_power_of_two();
+        self.table.clear();
+        self.table.resize(table_len, u32::MAX);
+        for r in 0..circuit.taps {
+            self.nodes.push(Node::Tap);
+            self.vals.push(Val::Lit { var: r as u32, neg: false });
+        }
+        for stage in &circuit.stages {
+            for g in &stage.gates {
+                let op = ops[g.param as usize];
+                let (a, b) = (self.vals[g.a as usize], self.vals[g.b as usize]);
+                let v = match prune {
+                    Prune::None => {
+                        let (Val::Lit { var: a, .. }, Val::Lit { var: b, .. }) = (a, b) else {
+                            unreachable!("unpruned values are plain rows")
+                        };
+                        self.nodes.push(Node::Gate { op, a, b });
+                        Val::Lit { var: self.nodes.len() as u32 - 1, neg: false }
+                    }
+                    Prune::Channel0 => self.simplify(op, a, b),
+                };
+                self.vals.push(v);
+            }
+        }
+        // Liveness, with the channels channel 0 depends on found as a fixed point.
+        self.live_channels.clear();
+        self.live_channels.resize(circuit.channels, prune == Prune::None);
+        self.live_channels[0] = true;
+        loop {
+            self.live.clear();
+            self.live.resize(self.nodes.len(), prune == Prune::None);
+            for c in 0..circuit.channels {
+                if let (true, Val::Lit { var, .. }) = (self.live_channels[c], self.vals[circuit.outputs + c]) {
+                    self.live[var as usize] = true;
+                }
+            }
+            for v in (0..self.nodes.len()).rev() {
+                if let (true, Node::Gate { a, b, .. }) = (self.live[v], self.nodes[v]) {
+                    self.live[a as usize] = true;
+                    self.live[b as usize] = true;
+                }
+            }
+            let mut changed = false;
+            for t in 0..circuit.taps {
+                if self.live[t] && !self.live_channels[t / TAPS] {
+                    self.live_channels[t / TAPS] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        // Emit: live taps, then live gates in order.
+        self.slot_of.clear();
+        self.slot_of.resize(self.nodes.len(), u32::MAX);
+        let mut slot = 0u32;
+        for t in 0..circuit.taps {
+            if self.live[t] {
+                self.taps.push(((t / TAPS) as u16, (t % TAPS) as u8));
+                self.slot_of[t] = slot;
+                slot += 1;
+            }
+        }
+        for v in circuit.taps..self.nodes.len() {
+            if let (true, Node::Gate { op, a, b }) = (self.live[v], self.nodes[v]) {
+                self.instrs.push(Instr { op, a: self.slot_of[a as usize], b: self.slot_of[b as usize] });
+                self.slot_of[v] = slot;
+                slot += 1;
+            }
+        }
+        for c in 0..circuit.channels {
+            let out = if !self.live_channels[c] {
+                Output::Dead
+            } else {
+                match self.vals[circuit.outputs + c] {
+                    Val::Const(x) => Output::Const(x),
+                    Val::Lit { var, neg } => Output::Slot { slot: self.slot_of[var as usize], negated: neg },
+                }
+            };
+            self.outputs.push(out);
+        }
+    }
+
+    /// The value of gate `op(a, b)` with constants folded, negations folded
+    /// into the op, wires for ops that read one input, and equal gates
+    /// shared. Gates kept have op(0, 0) = 0 (a negated output is carried
+    /// by the literal instead) and their inputs in increasing order.
+    fn simplify(&mut self, op: u8, a: Val, b: Val) -> Val {
+        let unary = |f0: bool, f1: bool, var: u32| -> Val {
+            match (f0, f1) {
+                (x, y) if x == y => Val::Const(x),
+                (false, true) => Val::Lit { var, neg: false },
+                _ => Val::Lit { var, neg: true },
+            }
+        };
+        match (a, b) {
+            (Val::Const(x), Val::Const(y)) => Val::Const(op_bit(op, x, y)),
+            (Val::Const(x), Val::Lit { var, neg }) => unary(op_bit(op, x, neg), op_bit(op, x, !neg), var),
+            (Val::Lit { var, neg }, Val::Const(y)) => unary(op_bit(op, neg, y), op_bit(op, !neg, y), var),
+            (Val::Lit { var: va, neg: na }, Val::Lit { var: vb, neg: nb }) => {
+                if va == vb {
+                    return unary(op_bit(op, na, nb), op_bit(op, !na, !nb), va);
+                }
+                let mut op = op;
+                if na {
+                    op = gates::negate_a(op);
+                }
+                if nb {
+                    op = gates::negate_b(op);
+                }
+                let reads_a = (0..4).any(|i| op_bit(op, i & 1 == 1, i & 2 == 2) != op_bit(op, i & 1 == 0, i & 2 == 2));
+                let reads_b = (0..4).any(|i| op_bit(op, i & 1 == 1, i & 2 == 2) != op_bit(op, i & 1 == 1, i & 2 == 0));
+                match (reads_a, reads_b) {
+                    (false, false) => return Val::Const(op_bit(op, false, false)),
+                    (true, false) => return unary(op_bit(op, false, false), op_bit(op, true, false), va),
+                    (false, true) => return unary(op_bit(op, false, false), op_bit(op, false, true), vb),
+                    (true, true) => {}
+                }
+                let (mut va, mut vb) = (va, vb);
+                if va > vb {
+                    op = gates::swap_inputs(op);
+                    std::mem::swap(&mut va, &mut vb);
+                }
+                let neg = op_bit(op, false, false);
+                if neg {
+                    op = gates::negate_output(op);
+                }
+                let var = self.intern(op, va, vb);
+                Val::Lit { var, neg }
+            }
+        }
+    }
+
+    /// The node of gate (op, a, b), made if new (open addressing).
+    fn intern(&mut self, op: u8, a: u32, b: u32) -> u32 {
+        let mask = self.table.len() - 1;
+        let key = Node::Gate { op, a, b };
+        let hash =
+            (a as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (b as u64).wrapping_mul(0xc2b2_ae3d_27d4_eb4f) ^ op as u64;
+        let mut i = (hash ^ (hash >> 29)) as usize & mask;
+        loop {
+            match self.table[i] {
+                u32::MAX => {
+                    self.nodes.push(key);
+                    let var = self.nodes.len() as u32 - 1;
+                    self.table[i] = var;
+                    return var;
+                }
+                v if self.nodes[v as usize] == key => return v,
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    pub fn channels(&self) -> usize {
+        self.channels
+    }
+
+    /// The live taps as (channel, tap).
+    pub fn taps(&self) -> &[(u16, u8)] {
+        &self.taps
+    }
+
+    pub fn instrs(&self) -> &[Instr] {
+        &self.instrs
+    }
+
+    pub fn outputs(&self) -> &[Output] {
+        &self.outputs
+    }
+
+    /// Gates left after pruning (bitwise instructions per cell update,
+    /// not counting output negations).
+    pub fn gate_count(&self) -> usize {
+        self.instrs.len()
+    }
+
+    /// One synchronous step: `dst` = the circuit applied to `src`. Dead
+    /// channels of `dst` are zeroed.
+    #[track_caller]
+    pub fn step(&self, src: &BitGrid, dst: &mut BitGrid, scratch: &mut HardScratch) {
+        crate::simd::hard_step(self, src, dst, scratch);
+    }
+
+    #[inline(always)]
+    pub(crate) fn step_body(&self, src: &BitGrid, dst: &mut BitGrid, scratch: &mut HardScratch) {
+        assert!(
+            src.channels == self.channels
+                && (dst.height, dst.width, dst.channels) == (src.height, src.width, src.channels),
+            "HardProgram::step: expected two grids of {} channels and one size, found {}x{}x{} and {}x{}x{}",
+            self.channels,
+            src.height,
+            src.width,
+            src.channels,
+            dst.height,
+            dst.width,
+            dst.channels
+        );
+        let wpr = src.words_per_row;
+        // About 128 words per slot keeps every slot of a block in L1.
+        let block_rows = (BLOCK_WORDS / wpr).clamp(1, src.height);
+        let block = block_rows * wpr;
+        let slots = self.taps.len() + self.instrs.len();
+        if scratch.slots.len() < slots * block {
+            scratch.slots.resize(slots * block, 0);
+        }
+        let last_mask = src.word_mask(wpr - 1);
+        let plane_len = src.height * wpr;
+        for r0 in (0..src.height).step_by(block_rows) {
+            let rows = block_rows.min(src.height - r0);
+            let words = rows * wpr;
+            let buf = &mut scratch.slots[..slots * block];
+            for (i, &(c, d)) in self.taps.iter().enumerate() {
+                let out = &mut buf[i * block..][..words];
+                shift_tap(out, src.plane(c as usize), src, r0, rows, d as usize, self.periodic);
+            }
+            for (i, ins) in self.instrs.iter().enumerate() {
+                let (done, rest) = buf.split_at_mut((self.taps.len() + i) * block);
+                let a = &done[ins.a as usize * block..][..words];
+                let b = &done[ins.b as usize * block..][..words];
+                run_op(ins.op, &mut rest[..words], a, b);
+            }
+            let buf = &scratch.slots[..slots * block];
+            for (c, out) in self.outputs.iter().enumerate() {
+                let dst_rows = &mut dst.bits[c * plane_len + r0 * wpr..][..words];
+                match *out {
+                    Output::Dead | Output::Const(false) => dst_rows.fill(0),
+                    Output::Const(true) => dst_rows.fill(!0),
+                    Output::Slot { slot, negated } => {
+                        let flip = if negated { !0 } else { 0 };
+                        let src_words = &buf[slot as usize * block..][..words];
+                        for (d, &s) in dst_rows.iter_mut().zip(src_words) {
+                            *d = s ^ flip;
+                        }
+                    }
+                }
+                if last_mask != !0 || matches!(out, Output::Const(true)) {
+                    for row in dst_rows.chunks_exact_mut(wpr) {
+                        row[wpr - 1] &= last_mask;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Words per slot of a block in [`HardProgram::step`]: 128 (1 KiB) keeps a
+/// trained circuit's slots in L1; 64 was 1.8x slower and 256 no faster on
+/// `logic_ca/hard` (512x512, 22 gates).
+const BLOCK_WORDS: usize = 128;
+
+/// Scratch of [`HardProgram::step`]; grows when a program needs more
+/// slots than any before (never, if made by [`HardScratch::for_grid`]).
+#[derive(Clone, Debug, Default)]
+pub struct HardScratch {
+    slots: Vec<u64>,
+}
+
+impl HardScratch {
+    /// Room for programs of up to `slots` slots (taps plus gates; a
+    /// circuit's `rows` bounds every program built from it) on `grid`.
+    pub fn for_grid(slots: usize, grid: &BitGrid) -> Self {
+        let block_rows = (BLOCK_WORDS / grid.words_per_row).clamp(1, grid.height);
+        Self { slots: vec![0; slots * block_rows * grid.words_per_row] }
+    }
+}
+
+/// `out = op(a, b)` on words.
+#[inline(always)]
+fn run_op(op: u8, out: &mut [u64], a: &[u64], b: &[u64]) {
+    macro_rules! each {
+        ($f:expr) => {
+            for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                *o = $f(x, y);
+            }
+        };
+    }
+    match op {
+        0 => out.fill(0),
+        1 => each!(|x: u64, y: u64| x & y),
+        2 => each!(|x: u64, y: u64| x & !y),
+        3 => out.copy_from_slice(a),
+        4 => each!(|x: u64, y: u64| !x & y),
+        5 => out.copy_from_slice(b),
+        6 => each!(|x: u64, y: u64| x ^ y),
+        7 => each!(|x: u64, y: u64| x | y),
+        8 => each!(|x: u64, y: u64| !(x | y)),
+        9 => each!(|x: u64, y: u64| !(x ^ y)),
+        10 => each!(|_: u64, y: u64| !y),
+        11 => each!(|x: u64, y: u64| x | !y),
+        12 => each!(|x: u64, _: u64| !x),
+        13 => each!(|x: u64, y: u64| !x | y),
+        14 => each!(|x: u64, y: u64| !(x & y)),
+        _ => out.fill(!0),
+    }
+    debug_assert!(out.iter().zip(a).zip(b).all(|((&o, &x), &y)| o == op_word(op, x, y)));
+}
+
+/// Tap `d` (row-major 3x3) of rows `r0..r0 + rows` of `plane`: each output
+/// bit is the input bit at (row + dr, col + dc). With the zero boundary the
+/// source rows are one contiguous run of words, shifted as one array (so
+/// it vectorises) and fixed up at the row edges.
+#[inline(always)]
+fn shift_tap(out: &mut [u64], plane: &[u64], grid: &BitGrid, r0: usize, rows: usize, d: usize, periodic: bool) {
+    let wpr = grid.words_per_row;
+    let (h, w) = (grid.height as isize, grid.width);
+    let (dr, dc) = (d as isize / 3 - 1, d as isize % 3 - 1);
+    let out = &mut out[..rows * wpr];
+    if periodic {
+        let top_bit = (w - 1) % 64;
+        for (i, dst) in out.chunks_exact_mut(wpr).enumerate() {
+            let rr = (r0 as isize + i as isize + dr).rem_euclid(h) as usize;
+            let row = &plane[rr * wpr..][..wpr];
+            match dc {
+                0 => dst.copy_from_slice(row),
+                -1 => {
+                    let mut carry = (row[wpr - 1] >> top_bit) & 1;
+                    for (o, &v) in dst.iter_mut().zip(row) {
+                        *o = (v << 1) | carry;
+                        carry = v >> 63;
+                    }
+                }
+                _ => {
+                    for q in 0..wpr {
+                        let next = if q + 1 < wpr { row[q + 1] << 63 } else { 0 };
+                        dst[q] = (row[q] >> 1) | next;
+                    }
+                    dst[wpr - 1] |= (row[0] & 1) << top_bit;
+                }
+            }
+        }
+        return;
+    }
+    // Output rows i0..i1 read rows inside the grid; the rest read zeros.
+    let first = r0 as isize + dr;
+    let i0 = (-first).clamp(0, rows as isize) as usize;
+    let i1 = (h - first).clamp(i0 as isize, rows as isize) as usize;
+    out[..i0 * wpr].fill(0);
+    out[i1 * wpr..].fill(0);
+    if i0 == i1 {
+        return;
+    }
+    let n = (i1 - i0) * wpr;
+    let src = &plane[(first + i0 as isize) as usize * wpr..][..n];
+    let dst = &mut out[i0 * wpr..i1 * wpr];
+    match dc {
+        0 => dst.copy_from_slice(src),
+        // Reads column col - 1: bits move up by one; column 0 reads 0.
+        -1 => {
+            dst[0] = src[0] << 1;
+            for ((o, &v), &prev) in dst[1..].iter_mut().zip(&src[1..]).zip(&src[..n - 1]) {
+                *o = (v << 1) | (prev >> 63);
+            }
+            for row_start in dst.iter_mut().step_by(wpr).skip(1) {
+                *row_start &= !1;
+            }
+        }
+        // Reads column col + 1: bits move down by one; the last column
+        // reads 0 (a padding bit, or cleared below for a full last word).
+        _ => {
+            for ((o, &v), &next) in dst[..n - 1].iter_mut().zip(&src[..n - 1]).zip(&src[1..]) {
+                *o = (v >> 1) | (next << 63);
+            }
+            dst[n - 1] = src[n - 1] >> 1;
+            if w % 64 == 0 {
+                for row_end in dst.iter_mut().skip(wpr - 1).step_by(wpr) {
+                    *row_end &= !(1 << 63);
+                }
+            }
+        }
+    }
+}
+
+/// Gates on the paths channel 0 depends on that do real work: neither a
+/// pass-through (A, B) nor a constant, following each op's true inputs.
+pub fn active_gates(circuit: &Circuit, ops: &[u8]) -> usize {
+    let mut live = vec![false; circuit.rows];
+    let mut live_channels = vec![false; circuit.channels];
+    live_channels[0] = true;
+    loop {
+        live.fill(false);
+        for c in 0..circuit.channels {
+            live[circuit.outputs + c] = live_channels[c];
+        }
+        for stage in circuit.stages.iter().rev() {
+            for (i, g) in stage.gates.iter().enumerate() {
+                if live[stage.out_start + i] {
+                    let op = ops[g.param as usize];
+                    let (ra, rb) = reads(op);
+                    live[g.a as usize] |= ra;
+                    live[g.b as usize] |= rb;
+                }
+            }
+        }
+        let mut changed = false;
+        for t in 0..circuit.taps {
+            if live[t] && !live_channels[t / TAPS] {
+                live_channels[t / TAPS] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    circuit
+        .stages
+        .iter()
+        .flat_map(|s| s.gates.iter().enumerate().map(move |(i, g)| (s.out_start + i, g)))
+        .filter(|&(row, g)| {
+            let op = ops[g.param as usize];
+            live[row] && reads(op) == (true, true)
+        })
+        .count()
+}
+
+/// Which inputs an op depends on.
+fn reads(op: u8) -> (bool, bool) {
+    let a = (0..4).any(|i| op_bit(op, i & 1 == 1, i & 2 == 2) != op_bit(op, i & 1 == 0, i & 2 == 2));
+    let b = (0..4).any(|i| op_bit(op, i & 1 == 1, i & 2 == 2) != op_bit(op, i & 1 == 1, i & 2 == 0));
+    (a, b)
+}
+
+impl HardProgram {
+    /// A readable text form: one line per tap, gate and output.
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        s.push_str("# minnow-logic hard circuit: slots are taps (channel, 3x3 position,\n");
+        s.push_str("# row-major, centre 4), then gates; outputs are the next state.\n");
+        s.push_str(&format!("channels {}\n", self.channels));
+        s.push_str(&format!("boundary {}\n", if self.periodic { "periodic" } else { "zero" }));
+        for (i, &(c, d)) in self.taps.iter().enumerate() {
+            s.push_str(&format!("s{i} = tap c{c} {d}\n"));
+        }
+        for (i, ins) in self.instrs.iter().enumerate() {
+            let slot = self.taps.len() + i;
+            s.push_str(&format!("s{slot} = {} s{} s{}\n", OP_NAMES[ins.op as usize], ins.a, ins.b));
+        }
+        for (c, out) in self.outputs.iter().enumerate() {
+            let v = match *out {
+                Output::Slot { slot, negated: false } => format!("s{slot}"),
+                Output::Slot { slot, negated: true } => format!("NOT s{slot}"),
+                Output::Const(x) => format!("{}", x as u8),
+                Output::Dead => "dead".to_string(),
+            };
+            s.push_str(&format!("out c{c} = {v}\n"));
+        }
+        s
+    }
+
+    /// Parses [`to_text`](Self::to_text)'s form.
+    pub fn from_text(text: &str) -> Result<Self> {
+        let bad = |line: usize| LogicError::InvalidCount {
+            config: "HardProgram text",
+            field: "line",
+            expected: "a line of the form `to_text` writes",
+            found: line + 1,
+        };
+        let mut p = Self::default();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let slot = |w: &str| -> Result<u32> { w.strip_prefix('s').and_then(|v| v.parse().ok()).ok_or(bad(n)) };
+            match words.as_slice() {
+                ["channels", c] => p.channels = c.parse().map_err(|_| bad(n))?,
+                ["boundary", b] => {
+                    p.periodic = match *b {
+                        "periodic" => true,
+                        "zero" => false,
+                        _ => return Err(bad(n)),
+                    }
+                }
+                [s, "=", "tap", c, d] => {
+                    let c: u16 = c.strip_prefix('c').and_then(|v| v.parse().ok()).ok_or(bad(n))?;
+                    let d: u8 = d.parse().map_err(|_| bad(n))?;
+                    if slot(s)? as usize != p.taps.len()
+                        || !p.instrs.is_empty()
+                        || d as usize >= TAPS
+                        || c as usize >= p.channels
+                    {
+                        return Err(bad(n));
+                    }
+                    p.taps.push((c, d));
+                }
+                [s, "=", op, a, b] => {
+                    let op = OP_NAMES.iter().position(|o| o == op).ok_or(bad(n))? as u8;
+                    let here = p.taps.len() + p.instrs.len();
+                    let (a, b) = (slot(a)?, slot(b)?);
+                    if slot(s)? as usize != here || a as usize >= here || b as usize >= here {
+                        return Err(bad(n));
+                    }
+                    p.instrs.push(Instr { op, a, b });
+                }
+                ["out", c, "=", rest @ ..] => {
+                    let c: usize = c.strip_prefix('c').and_then(|v| v.parse().ok()).ok_or(bad(n))?;
+                    if c != p.outputs.len() {
+                        return Err(bad(n));
+                    }
+                    let slots = p.taps.len() + p.instrs.len();
+                    let out = match rest {
+                        ["dead"] => Output::Dead,
+                        ["0"] => Output::Const(false),
+                        ["1"] => Output::Const(true),
+                        ["NOT", s] => Output::Slot { slot: slot(s)?, negated: true },
+                        [s] => Output::Slot { slot: slot(s)?, negated: false },
+                        _ => return Err(bad(n)),
+                    };
+                    if let Output::Slot { slot, .. } = out
+                        && slot as usize >= slots
+                    {
+                        return Err(bad(n));
+                    }
+                    p.outputs.push(out);
+                }
+                _ => return Err(bad(n)),
+            }
+        }
+        if p.channels == 0 || p.outputs.len() != p.channels {
+            return Err(LogicError::DataLength {
+                what: "HardProgram text outputs",
+                expected: p.channels,
+                found: p.outputs.len(),
+            });
+        }
+        Ok(p)
+    }
+}

@@ -1,0 +1,71 @@
+//! Differentiable logic-gate networks and logic cellular automata.
+//!
+//! - [`gates`]: the 16 two-input gates, their relaxations and the
+//!   multilinear form (`c0 + c1 a + c2 b + c3 ab`): each gate's softmax over
+//!   16 logits folds into 4 coefficients once per step.
+//! - [`layer`]: soft forward/backward kernels of a gate layer over lanes
+//!   (cells x batch), and [`GateLayer`], a gate layer as a custom op on the
+//!   autodiff tape; [`reference`] holds the naive 16-term twins.
+//! - [`wiring`]: "unique", "random" and Moore (first perception layer)
+//!   wiring, seeded.
+//! - [`ca`]: the logic CA (per-channel perception kernels with shared
+//!   logits, update circuit) as one circuit over rows.
+//! - [`train`]: the checkerboard task: unrolled rollout with backward
+//!   through time on worker threads, AdamW, hard accuracy each step.
+//! - [`hard`]: argmax circuits, pruned, run bit-parallel (64 cells per
+//!   `u64`); [`trained`] ships a trained checkerboard circuit.
+//!
+//! Design notes (where this crate departs from the generic stack):
+//! - The CA trainer does not record its 20 x 19 gate layers on the
+//!   autodiff tape: the tape would keep every step's activations (189 MB
+//!   per step here) and cannot split a step across threads. It runs the
+//!   same kernels in its own engine instead (`rollout`): per worker thread
+//!   whole grids, tiles of 64 cells, each tile's forward pass recomputed
+//!   just before its backward pass, so everything stays in cache. The tape
+//!   op ([`GateLayer`]) is there for networks that mix gates with other
+//!   layers.
+//! - The worker threads are the crate's own (`team`), not rayon's: entering
+//!   a rayon pool from outside allocates now and then (its injector queue),
+//!   and a training step must allocate nothing.
+//! - The hot loops are compiled per instruction set and dispatched at run
+//!   time from `minnow_kernels::level()`; the `unsafe` calls into the
+//!   target-feature copies are fenced in one module (`simd`), the rest of
+//!   the crate denies `unsafe`.
+//!
+//! ```no_run
+//! use minnow_logic::{CheckerboardConfig, train_checkerboard};
+//! let trained = train_checkerboard(&CheckerboardConfig::default(), |r| {
+//!     println!("step {} loss {:.2} hard accuracy {:.3}", r.step, r.loss, r.hard_accuracy);
+//!     std::ops::ControlFlow::Continue(())
+//! })?;
+//! println!("100% at step {:?}", trained.first_perfect);
+//! # Ok::<(), minnow_logic::LogicError>(())
+//! ```
+
+#![deny(unsafe_code)]
+
+pub mod ca;
+mod error;
+pub mod gates;
+pub mod hard;
+pub mod layer;
+pub mod reference;
+mod rollout;
+// The one module allowed `unsafe`: calls into target-feature copies.
+#[allow(unsafe_code)]
+mod simd;
+mod team;
+pub mod train;
+pub mod trained;
+pub mod wiring;
+
+pub use ca::{Boundary, Circuit, LogicCa, LogicCaConfig};
+pub use error::{LayerName, LogicError, Result};
+pub use hard::{BitGrid, HardProgram, HardScratch, Prune};
+pub use layer::{Gate, GateLayer};
+pub use rollout::{Rollout, SoftRollout};
+pub use train::{
+    CheckerboardConfig, CheckerboardTrainer, StepReport, Trained, checkerboard, hard_checkerboard_accuracy,
+    train_checkerboard,
+};
+pub use wiring::Wiring;

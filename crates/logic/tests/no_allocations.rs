@@ -1,0 +1,50 @@
+//! A warmed-up checkerboard training step allocates nothing, on any thread:
+//! rollout memory comes from the workers' arenas, the hard program is
+//! rebuilt in place, the optimiser updates flat buffers, and the worker
+//! threads are woken without a job queue.
+
+use minnow_arena::{CountingAlloc, count_allocations};
+use minnow_logic::{CheckerboardConfig, CheckerboardTrainer, Rollout};
+use rand::{Rng, SeedableRng};
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+#[test]
+fn training_steps_allocate_nothing_after_warm_up() {
+    for rollout in [Rollout::Recompute, Rollout::Store] {
+        let config = CheckerboardConfig { rollout, ca_steps: 1, ..CheckerboardConfig::default() };
+        let mut trainer = CheckerboardTrainer::new(&config).unwrap();
+        for _ in 0..2 {
+            trainer.step().unwrap();
+        }
+        // Global counts: this is the only test of this binary, and the
+        // workers run on the trainer's own threads.
+        let (_, on_thread, global) = count_allocations(|| {
+            // More steps than rayon's injector queue holds per block (63):
+            // a queue that allocated as it fills would show.
+            for _ in 0..70 {
+                trainer.step().unwrap();
+            }
+        });
+        assert_eq!(on_thread.allocations, 0, "{rollout:?}: {} bytes on the calling thread", on_thread.bytes);
+        assert_eq!(global.allocations, 0, "{rollout:?}: {} bytes on all threads", global.bytes);
+
+        // A circuit far from the initial wires: the pruned hard program
+        // grows past anything seen in warm-up, within reserved memory.
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(2);
+        let ca = trainer.model_mut();
+        for id in ca.layers().to_vec() {
+            for row in ca.params_mut().value_mut(id).chunks_exact_mut(16) {
+                // Ops that read both inputs, so little prunes away.
+                row[[1, 2, 4, 6, 7, 8, 9, 11, 13, 14][rng.random_range(0..10)]] = 20.0;
+            }
+        }
+        let (_, _, global) = count_allocations(|| {
+            for _ in 0..3 {
+                trainer.step().unwrap();
+            }
+        });
+        assert_eq!(global.allocations, 0, "{rollout:?} with a large circuit: {} bytes", global.bytes);
+    }
+}
