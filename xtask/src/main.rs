@@ -1,6 +1,7 @@
 //! `cargo xtask`: minnow's command line (train, bench, profile).
 
 mod bench;
+mod logic_task;
 mod machine;
 mod plot;
 mod profile;

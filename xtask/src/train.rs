@@ -17,19 +17,19 @@ pub struct TrainArgs {
     task: Option<String>,
     /// A JSON file overriding the task's default config (unknown keys are errors).
     #[arg(long)]
-    config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
     /// Where metrics, the plot and checkpoints go (default: runs/TASK).
     #[arg(long)]
-    out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// Continue from the checkpoint in --out.
     #[arg(long)]
-    resume: bool,
+    pub(crate) resume: bool,
     /// The run's seed (overrides the config's).
     #[arg(long)]
-    seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
     /// Train for this many steps (overrides the config's).
     #[arg(long)]
-    steps: Option<u64>,
+    pub(crate) steps: Option<u64>,
 }
 
 /// The task a bare `cargo xtask train` runs.
@@ -40,7 +40,7 @@ const TASKS: &[(&str, &str, bool)] = &[
     ("digits-mlp", "MLP on the UCI digits (8x8 images), target >= 97% test accuracy", true),
     ("digits-cnn", "Conv2d network on the UCI digits, target >= 98% test accuracy", true),
     ("digits-lstm", "LSTM reading the digits row by row, target >= 95% test accuracy", true),
-    ("logic-ca", "soft logic-gate cellular automaton, checkerboard (issue 7)", false),
+    ("logic-ca", "soft logic-gate cellular automaton learning the checkerboard (LOGIC_CA.md)", true),
     ("dqn-cube", "DQN on the 2x2x2 cube (issue 5)", false),
     ("dqn-2048", "DQN on 2048 (issue 5)", false),
     ("az-connect4", "AlphaZero-style self-play, connect four (issue 6)", false),
@@ -58,6 +58,7 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
     match TASKS.iter().find(|(name, _, _)| *name == task) {
         None => Err(format!("train: unknown task '{task}'; `cargo xtask train list` shows the tasks")),
         Some((_, what, false)) => Err(format!("train: task '{task}' is not built yet: {what}")),
+        Some(_) if task == "logic-ca" => crate::logic_task::train_logic_ca(&args),
         Some(_) => train_digits(&task, &args),
     }
 }
@@ -103,7 +104,7 @@ fn train_digits(task: &str, args: &TrainArgs) -> Result<(), String> {
     std::fs::write(out.join("config.json"), config_json).map_err(|e| format!("{}: {e}", out.display()))?;
 
     println!("training {task} -> {}", out.display());
-    let mut front = FrontEnd::open(&out, run.step_count(), config.steps)?;
+    let mut front = FrontEnd::open(&out, run.step_count(), config.steps, "test_accuracy")?;
     let started = Instant::now();
     let summary = run.run(Some(&checkpoint), &mut front).map_err(|e| e.to_string())?;
     front.bar.finish_and_clear();
@@ -137,8 +138,10 @@ fn layered<T: serde::Serialize + serde::de::DeserializeOwned>(defaults: T, path:
 }
 
 /// The terminal progress bar, the metrics file and the curve data.
-struct FrontEnd {
-    bar: ProgressBar,
+pub(crate) struct FrontEnd {
+    pub(crate) bar: ProgressBar,
+    /// The metric plotted beside the loss (e.g. "test_accuracy").
+    accuracy_key: &'static str,
     metrics: File,
     loss: Vec<(f64, f64)>,
     accuracy: Vec<(f64, f64)>,
@@ -149,7 +152,7 @@ struct FrontEnd {
 impl FrontEnd {
     /// Opens `metrics.jsonl`, keeping only the lines up to `step` (a
     /// resumed run rewrites whatever came after its checkpoint).
-    fn open(out: &Path, step: u64, total: u64) -> Result<Self, String> {
+    pub(crate) fn open(out: &Path, step: u64, total: u64, accuracy_key: &'static str) -> Result<Self, String> {
         let path = out.join("metrics.jsonl");
         let mut kept = Vec::new();
         if step > 0
@@ -165,6 +168,7 @@ impl FrontEnd {
         let mut metrics = File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut front = Self {
             bar: ProgressBar::new(total),
+            accuracy_key,
             metrics: metrics.try_clone().map_err(|e| e.to_string())?,
             loss: Vec::new(),
             accuracy: Vec::new(),
@@ -188,7 +192,7 @@ impl FrontEnd {
         if let Some(loss) = value["loss"].as_f64() {
             self.loss.push((step, loss));
         }
-        if let Some(acc) = value["test_accuracy"].as_f64() {
+        if let Some(acc) = value[self.accuracy_key].as_f64() {
             self.accuracy.push((step, acc));
         }
     }
@@ -208,10 +212,11 @@ impl FrontEnd {
         let _ = writeln!(self.metrics, "{value}");
     }
 
-    fn plot(&self, path: &Path, task: &str) -> Result<(), String> {
+    pub(crate) fn plot(&self, path: &Path, task: &str) -> Result<(), String> {
+        let accuracy_title = self.accuracy_key.replace('_', " ");
         let series = [
             Series { title: "training loss", points: &self.loss },
-            Series { title: "test accuracy", points: &self.accuracy },
+            Series { title: &accuracy_title, points: &self.accuracy },
         ];
         learning_curves(path, task, &series)
     }
