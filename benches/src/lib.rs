@@ -18,7 +18,6 @@ pub fn all() -> Vec<Box<dyn Workload>> {
     workloads::lstm::register(&mut list);
     workloads::logic_ca::register(&mut list);
     workloads::gemm::register(&mut list);
-    workloads::small_gemm::register(&mut list);
     workloads::memory::register(&mut list);
     workloads::elementwise::register(&mut list);
     workloads::envs::register(&mut list);

@@ -1,4 +1,5 @@
-//! `gemm/...`: minnow's GEMM wrapper; `faer/...`: faer's `matmul` called
+//! `gemm/...`: minnow's GEMM wrapper (faer, or minnow's own small-shape
+//! kernels where they were measured faster); `faer/...`: faer's `matmul` called
 //! directly on the same row-major slices (the wrapper's overhead);
 //! `faer-colmajor/...`: the same product on faer's own column-major `Mat`s
 //! (what the row-major layout costs or saves at each shape).
@@ -124,21 +125,47 @@ impl Workload for FaerDirect {
     }
 }
 
-fn both(list: &mut Vec<Box<dyn Workload>>, label: &str, m: usize, k: usize, n: usize, op: Op) {
+/// Minnow's `gemm`, faer on the same data, and faer column-major.
+fn trio(list: &mut Vec<Box<dyn Workload>>, label: &str, m: usize, k: usize, n: usize, op: Op) {
     list.push(Box::new(Gemm::new(format!("gemm/{label}"), m, k, n, op)));
     list.push(Box::new(FaerRowMajor(Gemm::new(format!("faer/{label}"), m, k, n, op))));
     list.push(Box::new(FaerDirect::new(format!("faer-colmajor/{label}"), m, k, n, op)));
 }
 
+/// A Linear layer `inp -> out` at `batch`: forward, and optionally its
+/// weight and input gradients.
+fn linear(list: &mut Vec<Box<dyn Workload>>, batch: usize, inp: usize, out: usize, dw: bool, dx: bool) {
+    let label = format!("{batch}x{inp}x{out}");
+    trio(list, &label, batch, inp, out, Op::Nt);
+    if dw {
+        trio(list, &format!("{label}/dW"), out, batch, inp, Op::Tn);
+    }
+    if dx {
+        trio(list, &format!("{label}/dx"), batch, out, inp, Op::Nn);
+    }
+}
+
 pub fn register(list: &mut Vec<Box<dyn Workload>>) {
     for n in [64, 128, 256, 512, 1024] {
-        both(list, &n.to_string(), n, n, n, Op::Nn);
+        trio(list, &n.to_string(), n, n, n, Op::Nn);
     }
-    // The DQN cube and 2048 networks' Linear layers at batch 64.
+    // dqn_step/cube: MLP 144-128-64-6 at batch 64.
     for (inp, out) in [(144, 128), (128, 64), (64, 6)] {
-        let batch = 64;
-        both(list, &format!("{batch}x{inp}x{out}"), batch, inp, out, Op::Nt);
-        both(list, &format!("{batch}x{inp}x{out}/dW"), out, batch, inp, Op::Tn);
-        both(list, &format!("{batch}x{inp}x{out}/dx"), batch, out, inp, Op::Nn);
+        linear(list, 64, inp, out, true, true);
     }
+    // dqn_step/2048: MLP 16-64-64-4 at batch 32; the first layer's input
+    // gradient is never needed.
+    linear(list, 32, 16, 64, true, false);
+    linear(list, 32, 64, 64, true, true);
+    linear(list, 32, 64, 4, true, true);
+    // az_forward/bB: 198 -> 140, residual 140 -> 140, heads 140 -> 676 and
+    // 140 -> 1, at batch 1 and 8 (minnow's small kernels) and 64 (faer).
+    for batch in [1, 8] {
+        for (inp, out) in [(198, 140), (140, 140), (140, 676), (140, 1)] {
+            linear(list, batch, inp, out, false, false);
+        }
+    }
+    linear(list, 64, 140, 140, false, false);
+    // Larger Linear layers, where the small kernels hand over to faer.
+    linear(list, 128, 128, 128, true, true);
 }

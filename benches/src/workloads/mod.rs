@@ -9,7 +9,6 @@ pub mod gemm;
 pub mod logic_ca;
 pub mod lstm;
 pub mod memory;
-pub mod small_gemm;
 
 /// Deterministic pseudo-random values in [-1, 1) for benchmark inputs.
 pub fn filled(len: usize, seed: u64) -> Vec<f32> {
