@@ -10,9 +10,15 @@ two medians is the denominator).
 
 For several folders (repeated runs): per row, the median over runs of the
 per-run medians, the smallest min and largest max, and the median over runs
-of the per-run ratios (with the range of the ratios)."""
+of the per-run ratios (with the range of the ratios), and the smallest
+per-run median ("best run").
+
+Rows timed while a foreign rustc, cargo or xtask (or another foreign
+program) was seen running (busy_during_measurement.txt, matched to the
+programs' start times in log.txt) are left out; --keep-disturbed keeps them."""
 
 import json
+import re
 import pathlib
 import statistics
 import sys
@@ -21,11 +27,51 @@ ORDER = ["dqn_step/cube", "dqn_step/2048", "az_forward/b1", "az_forward/b8", "az
 FRAMEWORKS = ["minnow", "jax-jit", "torch", "torch-fused", "torch-compile"]
 
 
-def load(out):
-    """{(workload, framework, threads): (median, min, max, ratio)} for one run."""
+def seconds(hms):
+    h, m, s = (int(x) for x in hms.split(":"))
+    return 3600 * h + 60 * m + s
+
+
+def disturbed_windows(out):
+    """Programs during which a foreign rustc/cargo/xtask (or another foreign
+    program, other than the session machinery's and short-lived shells) was
+    seen running: {("minnow", group, tag) | (group, framework, threads)}."""
+    log = out / "log.txt"
+    busy = out / "busy_during_measurement.txt"
+    if not log.exists() or not busy.exists():
+        return set()
+    starts = []
+    for line in log.read_text().splitlines():
+        t, _, msg = line[1:].partition("] ")
+        m = re.match(r"peer: (\w+)\.py --framework (\S+) --threads (\d+)", msg)
+        n = re.match(r"minnow: .*bench (\w+) \((\w+)\)", msg)
+        key = (m.group(1), {"jax": "jax-jit"}.get(m.group(2), m.group(2)), int(m.group(3))) if m else \
+            ("minnow", n.group(1), n.group(2)) if n else None
+        starts.append((seconds(t), key))
+    hits = set()
+    for line in busy.read_text().splitlines():
+        t = seconds(line.split()[0])
+        pids = line.split("busy:")[1].split("running:")[0].split()
+        running = [r for r in line.split("running:")[1].split()
+                   if not r.split(":", 1)[1].startswith(("memfd:", "bash"))]
+        if not pids and not running:
+            continue
+        for (t0, key), (t1, _) in zip(starts, starts[1:] + [(10**9, None)]):
+            if key and t0 <= t < t1:
+                hits.add(key)
+    return hits
+
+
+def load(out, keep_disturbed=False):
+    """{(workload, framework, threads): (median, min, max, ratio)} for one run;
+    rows measured while the machine was disturbed are left out."""
     rows = {}
     minnow = {}
+    bad = set() if keep_disturbed else disturbed_windows(out)
     for path in sorted(out.glob("minnow-*-*.json")):
+        group, tag = path.stem.split("-")[1:3]
+        if ("minnow", group, tag) in bad:
+            continue
         for r in json.loads(path.read_text())["results"]:
             minnow.setdefault(r["name"], []).append(r)
     base = {}
@@ -39,6 +85,8 @@ def load(out):
             continue
         p = json.loads(line)
         w = p["workload"]
+        if (w.split("/")[0], p["framework"], p["threads"]) in bad:
+            continue
         ratio = p["median_us"] / base[w] if w in base else None
         rows[(w, p["framework"], p["threads"])] = (p["median_us"], p["min_us"], p["max_us"], ratio)
     return rows
@@ -50,15 +98,20 @@ def key_order(k):
 
 
 def main():
-    dirs = [pathlib.Path(a) for a in sys.argv[1:]]
-    runs = [load(d) for d in dirs]
+    keep = "--keep-disturbed" in sys.argv
+    dirs = [pathlib.Path(a) for a in sys.argv[1:] if a != "--keep-disturbed"]
+    runs = [load(d, keep) for d in dirs]
+    for d in dirs:
+        bad = disturbed_windows(d)
+        if bad and not keep:
+            print(f"<!-- {d.name}: left out (disturbed): {sorted(map(str, bad))} -->")
     keys = sorted({k for r in runs for k in r}, key=key_order)
     many = len(runs) > 1
     if many:
         print(f"Over {len(runs)} runs ({', '.join(d.name for d in dirs)}): median of the per-run medians; "
               "min and max over all samples of all runs; median (and range) of the per-run ratios.\n")
-        print("| workload | framework | threads | median us | min us | max us | peer / minnow (median of runs) | ratio range over runs |")
-        print("|---|---|---|---|---|---|---|---|")
+        print("| workload | framework | threads | median us | min us | max us | best run's median us | peer / minnow (median of runs) | ratio range over runs |")
+        print("|---|---|---|---|---|---|---|---|---|")
     else:
         print("| workload | framework | threads | median us | min us | max us | peer / minnow |")
         print("|---|---|---|---|---|---|---|")
@@ -75,6 +128,8 @@ def main():
             rmed = "1.00"
         line = f"| `{w}` | {name} | {t} | {med:.1f} | {lo:.1f} | {hi:.1f} | {rmed} |"
         if many:
+            best = min(v[0] for v in vals)
+            line = line.replace(f"| {hi:.1f} | {rmed} |", f"| {hi:.1f} | {best:.1f} | {rmed} |")
             rng = f"{min(ratios):.2f}-{max(ratios):.2f}" if ratios and f != "minnow" else ""
             line += f" {rng} |"
             if len(vals) < len(runs):
