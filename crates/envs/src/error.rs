@@ -11,6 +11,10 @@ pub enum EnvError {
     IllegalAction { env: &'static str, action: usize, legal: u64 },
     #[error("{env}: the episode is over (done or truncated); call reset before stepping again")]
     EpisodeOver { env: &'static str },
+    #[error("{game}: action {action} is not legal in this position")]
+    IllegalMove { game: &'static str, action: usize },
+    #[error("{game}: expected {expected}, but the game state is {found}")]
+    WrongTurn { game: &'static str, expected: &'static str, found: &'static str },
     #[error("{env} config: {field} must be {expected}, found {found}")]
     InvalidConfig { env: &'static str, field: &'static str, expected: &'static str, found: f64 },
     #[error("cube2: state index {index} is out of range 0..{count}")]

@@ -10,10 +10,12 @@ pub mod cartpole;
 pub mod cube2;
 mod env;
 mod error;
+mod game;
 pub mod game2048;
 
 pub use cartpole::{CartPole, CartPoleConfig};
 pub use cube2::{Cube2, Cube2Config, CubeDistances, CubeState};
 pub use env::{Env, Step};
 pub use error::EnvError;
+pub use game::{Game, Turn};
 pub use game2048::{Board, BoardEncoding, Game2048, Game2048Config};

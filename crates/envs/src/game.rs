@@ -1,0 +1,66 @@
+use crate::EnvError;
+
+/// Whose decision a game state waits for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Turn {
+    /// Player 0 or 1 chooses one of [`Game::legal_actions`].
+    Player(usize),
+    /// Nature draws one of [`Game::chance_outcomes`] (the dice).
+    Chance,
+    /// The game is over; [`Game::outcome`] holds the result.
+    Over,
+}
+
+/// A two-player, zero-sum game with perfect information and optional
+/// chance nodes, as self-play search sees it.
+///
+/// Like [`crate::Env`], a game's whole state is plain data: `clone` is a
+/// cheap copy and two clones given the same actions and outcomes stay
+/// identical. Nothing here allocates. A player may move several times in a
+/// row (a backgammon turn is up to four micro-actions); search must ask
+/// [`Game::turn`] after every action rather than assume alternation.
+pub trait Game: Clone {
+    /// A short name for messages and benchmarks (`"connect4"`).
+    const NAME: &'static str;
+    /// Size of the fixed action space; actions are `0..ACTIONS`.
+    const ACTIONS: usize;
+    /// At most this many actions are legal at once (the length
+    /// [`Game::legal_actions`] needs).
+    const MAX_LEGAL: usize;
+    /// At most this many chance outcomes exist at a chance node.
+    const MAX_OUTCOMES: usize;
+    /// Length of the buffer [`Game::observe`] writes.
+    const OBSERVATION_SIZE: usize;
+
+    /// Puts the game in its start position; any randomness of the start
+    /// (who opens, an opening roll) comes from `seed`.
+    fn reset(&mut self, seed: u64);
+
+    fn turn(&self) -> Turn;
+
+    /// Writes the legal actions (ascending) into `out[..n]` and returns
+    /// `n`; `out` must hold at least [`Game::MAX_LEGAL`] entries. Zero when
+    /// the game is over or at a chance node.
+    fn legal_actions(&self, out: &mut [u16]) -> usize;
+
+    /// Plays `action` for the player to move: an error, with the state
+    /// unchanged, if it is out of range, illegal, or it is not a player's turn.
+    fn apply(&mut self, action: usize) -> Result<(), EnvError>;
+
+    /// At a chance node, writes the probability of each outcome into
+    /// `out[..n]` (they sum to 1) and returns `n`; zero elsewhere.
+    fn chance_outcomes(&self, out: &mut [f32]) -> usize;
+
+    /// Resolves a chance node with outcome `outcome` (an index into
+    /// [`Game::chance_outcomes`]): an error, state unchanged, anywhere else.
+    fn apply_chance(&mut self, outcome: usize) -> Result<(), EnvError>;
+
+    /// The final result for `player` (+1 win, 0 draw, -1 loss; games with
+    /// larger stakes may return more), or `None` while the game runs.
+    fn outcome(&self, player: usize) -> Option<f32>;
+
+    /// Encodes the state from the view of the player to move into `out`
+    /// (exactly [`Game::OBSERVATION_SIZE`] values), so one network serves
+    /// both sides.
+    fn observe(&self, out: &mut [f32]);
+}
