@@ -64,3 +64,33 @@ pub trait Game: Clone {
     /// both sides.
     fn observe(&self, out: &mut [f32]);
 }
+
+/// How a [`Turn`] reads in an [`EnvError::WrongTurn`] message.
+pub(crate) fn turn_name(turn: Turn) -> &'static str {
+    match turn {
+        Turn::Player(0) => "player 0 to move",
+        Turn::Player(_) => "player 1 to move",
+        Turn::Chance => "a chance node",
+        Turn::Over => "the game over",
+    }
+}
+
+/// Checks the preconditions of [`Game::apply`] that every game shares: a
+/// player is to move and `action` is in `0..G::ACTIONS`.
+pub(crate) fn check_player_turn<G: Game>(game: &G, action: usize) -> Result<(), EnvError> {
+    match game.turn() {
+        Turn::Player(_) => {}
+        found => {
+            return Err(EnvError::WrongTurn { game: G::NAME, expected: "a player to move", found: turn_name(found) });
+        }
+    }
+    if action >= G::ACTIONS {
+        return Err(EnvError::ActionOutOfRange { env: G::NAME, action, action_count: G::ACTIONS });
+    }
+    Ok(())
+}
+
+/// The error of [`Game::apply_chance`] away from a chance node.
+pub(crate) fn not_a_chance_node<G: Game>(game: &G) -> EnvError {
+    EnvError::WrongTurn { game: G::NAME, expected: "a chance node", found: turn_name(game.turn()) }
+}

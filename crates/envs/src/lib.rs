@@ -1,6 +1,8 @@
 //! Environments for reinforcement learning, each behind the [`Env`] trait:
 //! the 2x2x2 cube with an exact distance table and optimal-move oracle
-//! ([`cube2`]), 2048 ([`game2048`]) and CartPole ([`cartpole`]).
+//! ([`cube2`]), 2048 ([`game2048`]) and CartPole ([`cartpole`]); and
+//! two-player games for self-play search behind the [`Game`] trait:
+//! tic-tac-toe with an exact minimax solver ([`tictactoe`]).
 //!
 //! States are plain data (cloning copies a few dozen bytes), observations
 //! are written into the caller's buffer, and stepping allocates nothing.
@@ -12,6 +14,7 @@ mod env;
 mod error;
 mod game;
 pub mod game2048;
+pub mod tictactoe;
 
 pub use cartpole::{CartPole, CartPoleConfig};
 pub use cube2::{Cube2, Cube2Config, CubeDistances, CubeState};
@@ -19,3 +22,4 @@ pub use env::{Env, Step};
 pub use error::EnvError;
 pub use game::{Game, Turn};
 pub use game2048::{Board, BoardEncoding, Game2048, Game2048Config};
+pub use tictactoe::TicTacToe;

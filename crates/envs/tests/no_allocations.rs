@@ -3,8 +3,8 @@
 
 use minnow_arena::{CountingAlloc, count_allocations};
 use minnow_envs::{
-    BoardEncoding, CartPole, CartPoleConfig, Cube2, Cube2Config, CubeDistances, CubeState, Env, Game2048,
-    Game2048Config,
+    BoardEncoding, CartPole, CartPoleConfig, Cube2, Cube2Config, CubeDistances, CubeState, Env, Game, Game2048,
+    Game2048Config, TicTacToe, Turn,
 };
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -76,4 +76,49 @@ fn the_cube_oracle_allocates_nothing() {
         }
     });
     assert_eq!(on_thread.allocations, 0);
+}
+
+/// Plays `steps` random actions and chance outcomes of a game, observing
+/// before every decision and restarting finished games; returns the games
+/// finished.
+fn play_game<G: Game>(game: &mut G, rng: &mut Pcg64Mcg, observation: &mut [f32], steps: usize) -> u64 {
+    let mut actions = [0u16; 512];
+    let mut probabilities = [0f32; 64];
+    let mut games = 0;
+    for _ in 0..steps {
+        match game.turn() {
+            Turn::Player(_) => {
+                game.observe(observation);
+                let n = game.legal_actions(&mut actions);
+                game.apply(actions[rng.random_range(0..n)] as usize).unwrap();
+            }
+            Turn::Chance => {
+                let n = game.chance_outcomes(&mut probabilities);
+                game.apply_chance(rng.random_range(0..n)).unwrap();
+            }
+            Turn::Over => {
+                assert!(game.outcome(0).is_some());
+                games += 1;
+                game.reset(games);
+            }
+        }
+    }
+    games
+}
+
+fn assert_game_allocates_nothing<G: Game>(mut game: G) {
+    assert!(G::MAX_LEGAL <= 512 && G::MAX_OUTCOMES <= 64);
+    let mut rng = Pcg64Mcg::seed_from_u64(1);
+    let mut observation = vec![0.0; G::OBSERVATION_SIZE];
+    play_game(&mut game, &mut rng, &mut observation, 100);
+    let (games, on_thread, _) = count_allocations(|| play_game(&mut game, &mut rng, &mut observation, 20_000));
+    assert!(games > 0, "{}: no game finished", G::NAME);
+    assert_eq!(on_thread.allocations, 0, "{}: {} bytes allocated", G::NAME, on_thread.bytes);
+    let (_, on_thread, _) = count_allocations(|| std::hint::black_box(game.clone()));
+    assert_eq!(on_thread.allocations, 0, "{}: clone allocates", G::NAME);
+}
+
+#[test]
+fn tictactoe_allocates_nothing() {
+    assert_game_allocates_nothing(TicTacToe::new());
 }
