@@ -21,5 +21,6 @@ pub fn all() -> Vec<Box<dyn Workload>> {
     workloads::memory::register(&mut list);
     workloads::elementwise::register(&mut list);
     workloads::envs::register(&mut list);
+    workloads::games::register(&mut list);
     list
 }

@@ -5,6 +5,7 @@ pub mod conv;
 pub mod dqn;
 pub mod elementwise;
 pub mod envs;
+pub mod games;
 pub mod gemm;
 pub mod logic_ca;
 pub mod lstm;

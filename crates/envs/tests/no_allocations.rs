@@ -3,8 +3,8 @@
 
 use minnow_arena::{CountingAlloc, count_allocations};
 use minnow_envs::{
-    BoardEncoding, CartPole, CartPoleConfig, Cube2, Cube2Config, CubeDistances, CubeState, Env, Game, Game2048,
-    Game2048Config, TicTacToe, Turn,
+    BoardEncoding, CartPole, CartPoleConfig, ConnectFour, Cube2, Cube2Config, CubeDistances, CubeState, Env, Game,
+    Game2048, Game2048Config, TicTacToe, Turn,
 };
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -121,4 +121,9 @@ fn assert_game_allocates_nothing<G: Game>(mut game: G) {
 #[test]
 fn tictactoe_allocates_nothing() {
     assert_game_allocates_nothing(TicTacToe::new());
+}
+
+#[test]
+fn connect4_allocates_nothing() {
+    assert_game_allocates_nothing(ConnectFour::new());
 }

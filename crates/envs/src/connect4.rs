@@ -1,0 +1,310 @@
+//! Connect four on the standard 7-column, 6-row board, on bitboards.
+//!
+//! Action `c` (0..7) drops a stone into column `c`, counted from the left;
+//! a full column is illegal. Player 0 always opens, so `reset` ignores its
+//! seed. Four in a row (vertical, horizontal or diagonal) wins; a full
+//! board without one is a draw.
+//!
+//! Bit `7 * c + r` stands for column `c`, row `r` (row 0 at the bottom);
+//! bit `7 * c + 6` is a sentinel row that stays empty, so shifting a board
+//! by 1 (vertical), 7 (horizontal), 6 or 8 (the diagonals) never carries a
+//! line from one column into the next. Win detection is two shifts and
+//! two ANDs per direction.
+//!
+//! Observation (84 values, from the view of the player to move):
+//! `out[7 * r + c] = 1` where the mover has a stone in row `r` (0 at the
+//! bottom), column `c`; `out[42 + 7 * r + c] = 1` where the opponent has
+//! one.
+
+use crate::game::{check_player_turn, not_a_chance_node};
+use crate::{EnvError, Game, Turn};
+
+pub const COLUMNS: usize = 7;
+pub const ROWS: usize = 6;
+/// Bits per column: six rows and the empty sentinel.
+const HEIGHT: usize = ROWS + 1;
+/// The bottom cell of every column.
+const BOTTOM: u64 = 0x0408_1020_4081;
+/// The top playable cell of every column.
+const TOP: u64 = BOTTOM << (ROWS - 1);
+/// Every playable cell.
+const BOARD: u64 = BOTTOM * ((1 << ROWS) - 1);
+const NO_WINNER: u8 = 2;
+
+const fn column(c: usize) -> u64 {
+    ((1 << ROWS) - 1) << (HEIGHT * c)
+}
+
+/// Whether `stones` holds four in a row in any direction.
+#[inline]
+pub fn has_four(stones: u64) -> bool {
+    let mut four = 0;
+    for shift in [1, HEIGHT, HEIGHT - 1, HEIGHT + 1] {
+        let pairs = stones & stones >> shift;
+        four |= pairs & pairs >> (2 * shift);
+    }
+    four != 0
+}
+
+/// A connect-four position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ConnectFour {
+    /// The stones of player 0 and player 1.
+    stones: [u64; 2],
+    to_move: u8,
+    /// 0 or 1 once a player has four in a row, else [`NO_WINNER`].
+    winner: u8,
+}
+
+impl Default for ConnectFour {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ConnectFour {
+    /// The empty board, player 0 to move.
+    pub const fn new() -> Self {
+        Self { stones: [0, 0], to_move: 0, winner: NO_WINNER }
+    }
+
+    /// Plays `columns` in order from the empty board (a test helper).
+    pub fn from_moves(columns: &[usize]) -> Result<Self, EnvError> {
+        let mut game = Self::new();
+        for &c in columns {
+            game.apply(c)?;
+        }
+        Ok(game)
+    }
+
+    /// The stones of `player`, bit `7 * column + row`.
+    pub fn stones(&self, player: usize) -> u64 {
+        self.stones[player]
+    }
+
+    /// The player with four in a row, if any.
+    pub fn winner(&self) -> Option<usize> {
+        (self.winner != NO_WINNER).then_some(self.winner as usize)
+    }
+
+    /// Stones on the board.
+    pub fn moves(&self) -> u32 {
+        (self.stones[0] | self.stones[1]).count_ones()
+    }
+
+    fn occupied(&self) -> u64 {
+        self.stones[0] | self.stones[1]
+    }
+
+    fn is_over(&self) -> bool {
+        self.winner != NO_WINNER || self.occupied() == BOARD
+    }
+
+    /// Bit `c` is set when column `c` takes a stone now.
+    pub fn legal_mask(&self) -> u8 {
+        if self.winner != NO_WINNER {
+            return 0;
+        }
+        let open = !self.occupied() & TOP;
+        let mut mask = 0;
+        for c in 0..COLUMNS {
+            mask |= ((open >> (HEIGHT * c + ROWS - 1)) as u8 & 1) << c;
+        }
+        mask
+    }
+}
+
+impl Game for ConnectFour {
+    const NAME: &'static str = "connect4";
+    const ACTIONS: usize = COLUMNS;
+    const MAX_LEGAL: usize = COLUMNS;
+    const MAX_OUTCOMES: usize = 0;
+    const OBSERVATION_SIZE: usize = 2 * ROWS * COLUMNS;
+
+    fn reset(&mut self, _seed: u64) {
+        *self = Self::new();
+    }
+
+    fn turn(&self) -> Turn {
+        if self.is_over() { Turn::Over } else { Turn::Player(self.to_move as usize) }
+    }
+
+    #[track_caller]
+    fn legal_actions(&self, out: &mut [u16]) -> usize {
+        let mut legal = self.legal_mask();
+        let mut n = 0;
+        while legal != 0 {
+            out[n] = legal.trailing_zeros() as u16;
+            legal &= legal - 1;
+            n += 1;
+        }
+        n
+    }
+
+    fn apply(&mut self, action: usize) -> Result<(), EnvError> {
+        check_player_turn(self, action)?;
+        if self.legal_mask() >> action & 1 == 0 {
+            return Err(EnvError::IllegalMove { game: Self::NAME, action });
+        }
+        let p = self.to_move as usize;
+        let occupied = self.occupied();
+        // Adding the column's bottom bit carries through its filled cells
+        // into the lowest empty one.
+        let stone = (occupied + (1 << (HEIGHT * action))) & column(action) & !occupied;
+        self.stones[p] |= stone;
+        if has_four(self.stones[p]) {
+            self.winner = p as u8;
+        }
+        self.to_move ^= 1;
+        Ok(())
+    }
+
+    fn chance_outcomes(&self, _out: &mut [f32]) -> usize {
+        0
+    }
+
+    fn apply_chance(&mut self, _outcome: usize) -> Result<(), EnvError> {
+        Err(not_a_chance_node(self))
+    }
+
+    fn outcome(&self, player: usize) -> Option<f32> {
+        if !self.is_over() {
+            return None;
+        }
+        Some(match self.winner() {
+            None => 0.0,
+            Some(w) if w == player => 1.0,
+            Some(_) => -1.0,
+        })
+    }
+
+    #[track_caller]
+    fn observe(&self, out: &mut [f32]) {
+        assert_eq!(out.len(), Self::OBSERVATION_SIZE, "connect4 observe: buffer length");
+        let me = self.stones[self.to_move as usize];
+        let them = self.stones[1 - self.to_move as usize];
+        for r in 0..ROWS {
+            for c in 0..COLUMNS {
+                let bit = HEIGHT * c + r;
+                out[COLUMNS * r + c] = (me >> bit & 1) as f32;
+                out[ROWS * COLUMNS + COLUMNS * r + c] = (them >> bit & 1) as f32;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// Four in a row by scanning the grid cell by cell.
+    fn naive_four(stones: u64) -> bool {
+        let at =
+            |r: i32, c: i32| (0..ROWS as i32).contains(&r) && (0..7).contains(&c) && stones >> (7 * c + r) & 1 == 1;
+        for r in 0..ROWS as i32 {
+            for c in 0..COLUMNS as i32 {
+                for (dr, dc) in [(0, 1), (1, 0), (1, 1), (1, -1)] {
+                    if (0..4).all(|k| at(r + dr * k, c + dc * k)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    #[test]
+    fn every_direction_wins() {
+        // Vertical in column 3.
+        let game = ConnectFour::from_moves(&[3, 4, 3, 4, 3, 4, 3]).unwrap();
+        assert_eq!(game.winner(), Some(0));
+        // Horizontal along the bottom, columns 3..=6.
+        let game = ConnectFour::from_moves(&[3, 3, 4, 4, 5, 5, 6]).unwrap();
+        assert_eq!(game.winner(), Some(0));
+        // Rising diagonal (0,0) (1,1) (2,2) (3,3) for player 0.
+        let game = ConnectFour::from_moves(&[0, 1, 1, 2, 2, 3, 2, 3, 3, 6, 3]).unwrap();
+        assert_eq!(game.winner(), Some(0));
+        // Falling diagonal (6,0) (5,1) (4,2) (3,3) for player 0.
+        let game = ConnectFour::from_moves(&[6, 5, 5, 4, 4, 3, 4, 3, 3, 0, 3]).unwrap();
+        assert_eq!(game.winner(), Some(0));
+        assert_eq!((game.outcome(0), game.outcome(1)), (Some(1.0), Some(-1.0)));
+        assert_eq!(game.turn(), Turn::Over);
+    }
+
+    #[test]
+    fn lines_do_not_wrap_between_columns() {
+        // Column 0 rows 3..6 and column 1 rows 0..1: four consecutive bits
+        // across the sentinel, not a line.
+        let stones = 0b111000 | 0b1 << 7;
+        assert!(!has_four(stones) && !naive_four(stones));
+        // The top three of column 0 and the bottom of column 1 likewise.
+        assert!(!has_four(0b111000 | 1 << 7 | 1 << 8));
+    }
+
+    #[test]
+    fn bitboard_wins_match_a_naive_scan_over_random_games() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
+        let mut actions = [0u16; 7];
+        let (mut draws, mut wins) = (0, 0);
+        for _ in 0..3000 {
+            let mut game = ConnectFour::new();
+            while let Turn::Player(p) = game.turn() {
+                let n = game.legal_actions(&mut actions);
+                game.apply(actions[rng.random_range(0..n)] as usize).unwrap();
+                assert_eq!(has_four(game.stones(p)), naive_four(game.stones(p)));
+                assert!(!naive_four(game.stones(1 - p)));
+                assert_eq!(game.stones(0) & game.stones(1), 0);
+                assert_eq!(game.moves(), (game.stones(0) | game.stones(1)).count_ones());
+            }
+            match game.winner() {
+                Some(_) => wins += 1,
+                None => draws += 1,
+            }
+        }
+        assert!(wins > 2500 && draws < 500, "{wins} wins, {draws} draws");
+    }
+
+    #[test]
+    fn a_full_board_without_four_is_a_draw() {
+        let moves = [
+            4, 3, 6, 0, 1, 4, 5, 5, 1, 1, 5, 0, 1, 6, 0, 1, 5, 5, 1, 0, 4, 6, 3, 2, 6, 6, 0, 4, 6, 5, 2, 0, 4, 2, 4, 2,
+            2, 2, 3, 3, 3, 3,
+        ];
+        let mut game = ConnectFour::from_moves(&moves[..41]).unwrap();
+        assert_eq!(game.legal_mask(), 1 << 3);
+        assert_eq!(game.outcome(0), None);
+        game.apply(3).unwrap();
+        assert_eq!(game.turn(), Turn::Over);
+        assert_eq!((game.outcome(0), game.outcome(1)), (Some(0.0), Some(0.0)));
+        assert_eq!(game.legal_actions(&mut [0; 7]), 0);
+    }
+
+    #[test]
+    fn bad_calls_are_errors_and_leave_the_state_alone() {
+        let mut game = ConnectFour::from_moves(&[2, 2, 2, 2, 2, 2]).unwrap();
+        let before = game;
+        assert_eq!(game.legal_mask(), 0b1111011);
+        assert_eq!(game.apply(2), Err(EnvError::IllegalMove { game: "connect4", action: 2 }));
+        assert!(matches!(game.apply(7), Err(EnvError::ActionOutOfRange { action: 7, .. })));
+        assert!(matches!(game.apply_chance(0), Err(EnvError::WrongTurn { expected: "a chance node", .. })));
+        assert_eq!(game, before);
+        let mut won = ConnectFour::from_moves(&[3, 4, 3, 4, 3, 4, 3]).unwrap();
+        let before = won;
+        assert!(matches!(won.apply(0), Err(EnvError::WrongTurn { found: "the game over", .. })));
+        assert_eq!(won, before);
+    }
+
+    #[test]
+    fn observations_are_from_the_movers_view() {
+        // Player 0 in column 0, player 1 on top of it; player 0 to move.
+        let game = ConnectFour::from_moves(&[0, 0]).unwrap();
+        let mut out = [0.0; 84];
+        game.observe(&mut out);
+        assert_eq!((out[0], out[42 + 7]), (1.0, 1.0));
+        assert_eq!(out.iter().sum::<f32>(), 2.0);
+        let game = ConnectFour::from_moves(&[6]).unwrap();
+        game.observe(&mut out);
+        assert_eq!((out[6], out[42 + 6]), (0.0, 1.0));
+    }
+}
