@@ -17,6 +17,7 @@
 mod batch;
 mod epsilon;
 mod error;
+pub mod mcts;
 mod n_step;
 mod prioritized;
 mod replay;

@@ -1,0 +1,109 @@
+//! The search's settings, validated before any memory is allocated.
+
+use crate::{Result, RlError};
+use serde::{Deserialize, Serialize};
+
+/// How a simulation passes a chance node (a dice roll).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChanceMode {
+    /// Each simulation draws an outcome with its probability.
+    Sample,
+    /// Each simulation takes the outcome furthest below its share of the
+    /// node's visits (largest `p_i (N + 1) - n_i`): deterministic, and the
+    /// visit counts track the probabilities closely, so the chance node's
+    /// mean value is the expectation over outcomes (weighted by visits that
+    /// match the probabilities) with far less noise than sampling.
+    #[default]
+    Stratified,
+}
+
+/// PUCT search with network priors: AlphaZero's selection rule
+/// `Q + c_puct P sqrt(N_parent) / (1 + N_child)`, values from the view of
+/// the player choosing.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MctsConfig {
+    /// New simulations per search (a reused subtree keeps its visits on top).
+    pub simulations: u32,
+    pub c_puct: f32,
+    /// Dirichlet concentration of the root noise (AlphaZero: 0.3 for chess,
+    /// 0.03 for go; about 10 / legal moves).
+    pub dirichlet_alpha: f32,
+    /// Weight of the noise in the root priors; 0 turns the noise off.
+    pub dirichlet_fraction: f32,
+    /// An unvisited child is valued at its parent's mean value minus this
+    /// (first-play urgency; 0 values it like its parent).
+    pub fpu_reduction: f32,
+    /// Leaves a tree collects per batched evaluation, each descent marking
+    /// its path with a virtual loss so the next one spreads out.
+    pub leaves_per_round: u32,
+    pub chance: ChanceMode,
+    /// Keep the subtree under the move played (and the dice rolled) for the
+    /// next search.
+    pub reuse_tree: bool,
+}
+
+impl Default for MctsConfig {
+    fn default() -> Self {
+        Self {
+            simulations: 100,
+            c_puct: 1.5,
+            dirichlet_alpha: 0.3,
+            dirichlet_fraction: 0.25,
+            fpu_reduction: 0.0,
+            leaves_per_round: 8,
+            chance: ChanceMode::Stratified,
+            reuse_tree: true,
+        }
+    }
+}
+
+/// Nodes one simulation can add: a chance node and the player node after
+/// it, with room for a second chance node before the leaf (a pass).
+pub(crate) const NODES_PER_SIMULATION: usize = 4;
+
+impl MctsConfig {
+    /// An error naming the first field out of range.
+    pub fn validate(&self) -> Result<()> {
+        const C: &str = "MctsConfig";
+        let count = |field, expected, found: u64| RlError::InvalidCount { config: C, field, expected, found };
+        let value = |field, expected, found: f32| RlError::InvalidValue { config: C, field, expected, found };
+        if self.simulations == 0 || self.simulations > 1 << 22 {
+            return Err(count("simulations", "a value in 1..=4194304", self.simulations as u64));
+        }
+        if self.leaves_per_round == 0 || self.leaves_per_round > 1024 {
+            return Err(count("leaves_per_round", "a value in 1..=1024", self.leaves_per_round as u64));
+        }
+        if !(self.c_puct.is_finite() && self.c_puct > 0.0) {
+            return Err(value("c_puct", "a finite value > 0", self.c_puct));
+        }
+        if !(self.dirichlet_alpha.is_finite() && self.dirichlet_alpha > 0.0) {
+            return Err(value("dirichlet_alpha", "a finite value > 0", self.dirichlet_alpha));
+        }
+        if !(0.0..=1.0).contains(&self.dirichlet_fraction) {
+            return Err(value("dirichlet_fraction", "a value in [0, 1]", self.dirichlet_fraction));
+        }
+        if !(self.fpu_reduction.is_finite() && (0.0..=2.0).contains(&self.fpu_reduction)) {
+            return Err(value("fpu_reduction", "a value in [0, 2]", self.fpu_reduction));
+        }
+        Ok(())
+    }
+
+    /// Nodes a tree holds: every simulation of one search, twice over, so a
+    /// reused subtree plus a full search fit (a search that would not fit
+    /// starts from a fresh root instead).
+    pub fn node_capacity(&self) -> usize {
+        2 * NODES_PER_SIMULATION * (self.simulations as usize + 1) + 1
+    }
+}
+
+/// Checks a move-selection temperature: finite and >= 0 (0 plays the
+/// most visited move).
+pub fn check_temperature(config: &'static str, field: &'static str, t: f32) -> Result<()> {
+    if t.is_finite() && t >= 0.0 {
+        Ok(())
+    } else {
+        Err(RlError::InvalidValue { config, field, expected: "a finite value >= 0", found: t })
+    }
+}

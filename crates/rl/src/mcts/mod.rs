@@ -1,0 +1,30 @@
+//! AlphaZero-style Monte Carlo tree search over any [`Game`](minnow_envs::Game).
+//!
+//! - [`Search`]: one tree in preallocated arenas (nodes, edges with the
+//!   legal actions cached, game states), PUCT selection with network
+//!   priors and values, chance nodes ([`ChanceMode`]), Dirichlet noise at
+//!   the root, subtree reuse between moves, virtual loss so one tree can
+//!   queue several leaves per evaluation.
+//! - [`LeafBatch`] and [`search_batched`]: many trees' leaves evaluated in
+//!   one call of an [`Evaluator`].
+//! - Evaluators: [`NetEvaluator`] (a `PolicyValueNet` snapshot, one
+//!   batched inference pass), [`RolloutEvaluator`] (uniform priors, random
+//!   playouts: the classic MCTS baseline), [`UniformEvaluator`].
+//!
+//! Values in the tree are kept from player 0's view, so the same backup
+//! serves alternating moves, repeated moves by one player (a backgammon
+//! turn) and dice. After construction a simulation allocates nothing.
+
+mod batch;
+mod config;
+pub mod dirichlet;
+mod evaluator;
+mod network;
+mod search;
+mod tree;
+
+pub use batch::{LeafBatch, search_batched};
+pub use config::{ChanceMode, MctsConfig, check_temperature};
+pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator};
+pub use network::{NetEvaluator, check_network};
+pub use search::Search;

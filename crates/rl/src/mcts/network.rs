@@ -1,0 +1,93 @@
+//! Leaves evaluated by a [`PolicyValueNet`] in one batched forward pass.
+
+use super::Evaluator;
+use crate::{Result, RlError};
+use minnow_autodiff::{Params, Tape};
+use minnow_envs::Game;
+use minnow_nn::PolicyValueNet;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+/// A policy/value network as a leaf evaluator: observations of the batch
+/// go through the network in one inference pass (no tape recording), the
+/// logits and tanh values come back. The parameters are a shared snapshot
+/// ([`NetEvaluator::set_params`] swaps in a newer one); the tape and the
+/// observation buffer are this evaluator's own, so evaluators on different
+/// threads share nothing mutable. After the largest batch has been seen
+/// once, evaluating allocates nothing.
+pub struct NetEvaluator<G> {
+    net: PolicyValueNet,
+    params: Arc<Params>,
+    tape: Tape,
+    obs: Vec<f32>,
+    game: PhantomData<fn() -> G>,
+}
+
+impl<G> std::fmt::Debug for NetEvaluator<G> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NetEvaluator").field("params", &self.params.numel()).finish()
+    }
+}
+
+impl<G: Game> NetEvaluator<G> {
+    /// An error unless the network reads `G::OBSERVATION_SIZE` inputs,
+    /// writes `G::ACTIONS` logits and `params` is laid out for it.
+    pub fn new(net: &PolicyValueNet, params: Arc<Params>) -> Result<Self> {
+        check_network::<G>(net, &params)?;
+        Ok(Self { net: net.clone(), params, tape: Tape::new(), obs: Vec::new(), game: PhantomData })
+    }
+
+    /// Swaps in another snapshot of the same layout.
+    pub fn set_params(&mut self, params: Arc<Params>) -> Result<()> {
+        self.params.check_layout(&params)?;
+        self.params = params;
+        Ok(())
+    }
+
+    pub fn params(&self) -> &Arc<Params> {
+        &self.params
+    }
+}
+
+/// An error unless `net` fits game `G` and `params` holds its parameters.
+pub fn check_network<G: Game>(net: &PolicyValueNet, params: &Params) -> Result<()> {
+    let mismatch = |what, expected, found| RlError::Length { op: "NetEvaluator::new", what, expected, found };
+    if net.stem.inputs != G::OBSERVATION_SIZE {
+        return Err(mismatch("network inputs (the game's observation size)", G::OBSERVATION_SIZE, net.stem.inputs));
+    }
+    if net.head.policy.outputs != G::ACTIONS {
+        return Err(mismatch("policy outputs (the game's actions)", G::ACTIONS, net.head.policy.outputs));
+    }
+    use minnow_nn::Module;
+    let mut bad = None;
+    net.visit(&mut |id| {
+        if id.index() >= params.len() {
+            bad = Some(id.index());
+        }
+    });
+    if let Some(index) = bad {
+        return Err(mismatch("parameter tensors", index + 1, params.len()));
+    }
+    Ok(())
+}
+
+impl<G: Game> Evaluator<G> for NetEvaluator<G> {
+    fn evaluate(&mut self, states: &[G], logits: &mut [f32], values: &mut [f32]) {
+        let (n, width) = (states.len(), G::OBSERVATION_SIZE);
+        if n == 0 {
+            return;
+        }
+        if self.obs.len() < n * width {
+            self.obs.resize(n * width, 0.0);
+        }
+        for (state, row) in states.iter().zip(self.obs.chunks_exact_mut(width)) {
+            state.observe(row);
+        }
+        let mut g = self.tape.inference(&self.params);
+        // Shapes were checked when the evaluator was built.
+        let x = g.input(&[n, width], &self.obs[..n * width]).expect("NetEvaluator: observation batch shape");
+        let (l, v) = self.net.forward(&mut g, x).expect("NetEvaluator: network checked against the game");
+        logits.copy_from_slice(g.value(l));
+        values.copy_from_slice(g.value(v));
+    }
+}

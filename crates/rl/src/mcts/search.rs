@@ -1,0 +1,479 @@
+//! One search tree and its simulations: PUCT selection with virtual loss,
+//! chance nodes, expansion from batched evaluations, backup, root noise,
+//! and the move chosen from the visit counts.
+
+use super::config::NODES_PER_SIMULATION;
+use super::tree::{Kind, NONE, ROOT, Tree};
+use super::{ChanceMode, Evaluator, LeafBatch, MctsConfig, dirichlet};
+use crate::{Result, RlError};
+use minnow_envs::{EnvError, Game, Turn};
+use rand::Rng;
+
+/// What one descent from the root ended in.
+enum Descent {
+    /// A new leaf, queued for evaluation.
+    Queued(u32),
+    /// A terminal (or, with a full arena, a known) value, backed up at once.
+    Backed,
+    /// The leaf is already queued by an earlier descent of this round.
+    Collision,
+}
+
+/// A search tree over game `G` rooted at the current position.
+///
+/// Drive it by hand for batching across trees:
+/// [`begin`](Self::begin), then rounds of [`collect`](Self::collect) (the
+/// leaves go into a shared [`LeafBatch`]), one evaluation of the batch, and
+/// [`absorb`](Self::absorb), until [`is_done`](Self::is_done); or call
+/// [`run`](Self::run) for a single tree. After construction nothing
+/// allocates.
+#[derive(Clone, Debug)]
+pub struct Search<G: Game> {
+    config: MctsConfig,
+    tree: Tree<G>,
+    legal: Vec<u16>,
+    outcomes: Vec<f32>,
+    noise: Vec<f32>,
+    /// Leaves queued this round, in batch order.
+    queued: Vec<u32>,
+    /// Simulations backed up in the current search.
+    done: u32,
+    noise_pending: bool,
+    /// Between `begin` and the next move of the root.
+    searching: bool,
+    /// For `run`: a batch of this tree's own.
+    own_batch: LeafBatch<G>,
+}
+
+impl<G: Game> Search<G> {
+    /// A search at `game`'s position, with arenas sized for
+    /// `config.simulations` (allocated here, once).
+    pub fn new(config: &MctsConfig, game: &G) -> Result<Self> {
+        config.validate()?;
+        let mut search = Self {
+            config: *config,
+            tree: Tree::new(config.node_capacity()),
+            legal: vec![0; G::MAX_LEGAL.max(1)],
+            outcomes: vec![0.0; G::MAX_OUTCOMES.max(1)],
+            noise: vec![0.0; G::MAX_LEGAL.max(1)],
+            queued: Vec::with_capacity(config.leaves_per_round as usize),
+            done: 0,
+            noise_pending: false,
+            searching: false,
+            own_batch: LeafBatch::new(config.leaves_per_round as usize),
+        };
+        search.reset(game);
+        Ok(search)
+    }
+
+    pub fn config(&self) -> &MctsConfig {
+        &self.config
+    }
+
+    /// Forgets the tree; `game` becomes the root.
+    pub fn reset(&mut self, game: &G) {
+        self.tree.reset(game, &mut self.outcomes);
+        self.queued.clear();
+        self.done = 0;
+        self.searching = false;
+    }
+
+    /// The position at the root (the real game, for a player that follows
+    /// every move through [`apply`](Self::apply)).
+    pub fn root(&self) -> &G {
+        self.tree.state(ROOT)
+    }
+
+    /// Nodes in the tree now.
+    pub fn tree_size(&self) -> usize {
+        self.tree.len()
+    }
+
+    /// Moves the root along `action`, keeping its subtree when
+    /// `reuse_tree` is on. An illegal action, or a root where no player
+    /// moves, is an error and leaves the search unchanged.
+    pub fn apply(&mut self, action: usize) -> Result<()> {
+        let mut next = self.root().clone();
+        next.apply(action)?;
+        let child = self.tree.edges(ROOT).iter().find(|e| e.action as usize == action).map_or(NONE, |e| e.child);
+        self.follow(child, &next);
+        Ok(())
+    }
+
+    /// Moves the root along chance outcome `outcome`, keeping its subtree
+    /// when `reuse_tree` is on.
+    pub fn apply_chance(&mut self, outcome: usize) -> Result<()> {
+        let mut next = self.root().clone();
+        next.apply_chance(outcome)?;
+        let root = self.tree.node(ROOT);
+        let child = if root.kind == Kind::Chance { self.tree.edges(ROOT)[outcome].child } else { NONE };
+        self.follow(child, &next);
+        Ok(())
+    }
+
+    fn follow(&mut self, child: u32, next: &G) {
+        if self.config.reuse_tree && child != NONE {
+            self.tree.keep_subtree(child);
+            self.queued.clear();
+            self.done = 0;
+            self.searching = false;
+        } else {
+            self.reset(next);
+        }
+    }
+
+    /// Starts a search of `config.simulations` new simulations from the
+    /// root, with Dirichlet noise on the root priors if `noise` (and the
+    /// config's fraction is > 0). An error if no player is to move at the
+    /// root (the game is over, or dice must be rolled first).
+    pub fn begin(&mut self, noise: bool, rng: &mut impl Rng) -> Result<()> {
+        match self.root().turn() {
+            Turn::Player(_) => {}
+            Turn::Over => return Err(wrong_turn::<G>("game over")),
+            Turn::Chance => return Err(wrong_turn::<G>("a chance node (roll the dice first)")),
+        }
+        let need = NODES_PER_SIMULATION * (self.config.simulations as usize + 1);
+        if self.tree.room() < need {
+            let root = self.root().clone();
+            self.tree.reset(&root, &mut self.outcomes);
+        }
+        self.queued.clear();
+        self.done = 0;
+        self.searching = true;
+        self.noise_pending = noise && self.config.dirichlet_fraction > 0.0;
+        if self.noise_pending && self.tree.node(ROOT).kind == Kind::Player {
+            self.add_noise(rng);
+        }
+        Ok(())
+    }
+
+    /// Whether the search begun last has all its simulations backed up
+    /// (true, too, when no search was begun since the root last moved).
+    pub fn is_done(&self) -> bool {
+        !self.searching || (self.done >= self.config.simulations && self.queued.is_empty())
+    }
+
+    /// Simulations backed up since [`begin`](Self::begin).
+    pub fn simulations_done(&self) -> u32 {
+        self.done
+    }
+
+    /// Leaves queued by the last [`collect`](Self::collect).
+    pub fn queued(&self) -> usize {
+        self.queued.len()
+    }
+
+    /// Runs descents until `leaves_per_round` leaves are queued, the
+    /// simulation budget is reached or a descent meets a leaf already
+    /// queued; pushes the queued leaves' states onto `batch` and returns
+    /// how many. Terminal leaves are backed up on the spot.
+    pub fn collect(&mut self, batch: &mut LeafBatch<G>, rng: &mut impl Rng) -> usize {
+        debug_assert!(self.queued.is_empty(), "Search::collect: absorb the previous round first");
+        while self.queued.len() < self.config.leaves_per_round as usize
+            && self.done + (self.queued.len() as u32) < self.config.simulations
+            && batch.len() < batch.capacity()
+        {
+            match self.descend(rng) {
+                Descent::Queued(leaf) => {
+                    self.queued.push(leaf);
+                    batch.push(self.tree.state(leaf));
+                }
+                Descent::Backed => {}
+                Descent::Collision => break,
+            }
+        }
+        self.queued.len()
+    }
+
+    /// Expands the queued leaves from their evaluations (row `i` of
+    /// `logits` [queued, ACTIONS] and `values` [queued], in queue order)
+    /// and backs the values up.
+    pub fn absorb(&mut self, logits: &[f32], values: &[f32], rng: &mut impl Rng) {
+        let a = G::ACTIONS;
+        for i in 0..self.queued.len() {
+            let leaf = self.queued[i];
+            self.expand(leaf, &logits[i * a..(i + 1) * a]);
+            if leaf == ROOT && self.noise_pending {
+                self.add_noise(rng);
+            }
+            let node = self.tree.node(leaf);
+            let v = values[i].clamp(-1.0, 1.0);
+            let v0 = match node.kind {
+                Kind::Terminal => node.terminal_value,
+                _ if node.mover == 0 => v,
+                _ => -v,
+            };
+            self.backup(leaf, v0);
+        }
+        self.queued.clear();
+    }
+
+    /// A whole search on this tree alone, `leaves_per_round` leaves per
+    /// evaluation.
+    pub fn run(&mut self, evaluator: &mut impl Evaluator<G>, noise: bool, rng: &mut impl Rng) -> Result<()> {
+        self.begin(noise, rng)?;
+        let mut batch = std::mem::take(&mut self.own_batch);
+        while !self.is_done() {
+            batch.clear();
+            self.collect(&mut batch, rng);
+            batch.evaluate(evaluator);
+            let (logits, values) = batch.outputs();
+            self.absorb(logits, values, rng);
+        }
+        self.own_batch = batch;
+        Ok(())
+    }
+
+    fn descend(&mut self, rng: &mut impl Rng) -> Descent {
+        let mut n = ROOT;
+        loop {
+            self.tree.node_mut(n).virtual_visits += 1;
+            let node = *self.tree.node(n);
+            let edge = match node.kind {
+                Kind::Terminal => {
+                    self.backup(n, node.terminal_value);
+                    return Descent::Backed;
+                }
+                Kind::Leaf if node.pending => {
+                    self.revert(n);
+                    return Descent::Collision;
+                }
+                Kind::Leaf => {
+                    self.tree.node_mut(n).pending = true;
+                    return Descent::Queued(n);
+                }
+                Kind::Player => self.select_action_edge(n),
+                Kind::Chance => self.select_outcome_edge(n, rng),
+            };
+            let e = (node.first_edge as usize) + edge;
+            let child = self.tree.a.edges[e].child;
+            if child != NONE {
+                n = child;
+                continue;
+            }
+            if self.tree.room() == 0 {
+                // The arena is full (a search longer than the tree was
+                // sized for): count the node's own mean as this simulation.
+                let mean = if node.visits > 0 { node.value_sum / node.visits as f32 } else { 0.0 };
+                self.backup(n, mean);
+                return Descent::Backed;
+            }
+            let mut next = self.tree.state(n).clone();
+            let action = self.tree.a.edges[e].action as usize;
+            match node.kind {
+                Kind::Chance => next.apply_chance(action).expect("Search: a listed chance outcome was refused"),
+                _ => next.apply(action).expect("Search: a legal action was refused"),
+            }
+            let c = self.tree.push(next, n, &mut self.outcomes);
+            self.tree.a.edges[e].child = c;
+            n = c;
+        }
+    }
+
+    /// PUCT over the edges of player node `n`: the index of the best edge.
+    fn select_action_edge(&self, n: u32) -> usize {
+        let node = self.tree.node(n);
+        let sign = if node.mover == 0 { 1.0 } else { -1.0 };
+        let parent_visits = (node.visits + node.virtual_visits).max(1) as f32;
+        let explore = self.config.c_puct * parent_visits.sqrt();
+        let parent_q = if node.visits > 0 { sign * node.value_sum / node.visits as f32 } else { 0.0 };
+        let fpu = parent_q - self.config.fpu_reduction;
+        let mut best = (0, f32::NEG_INFINITY);
+        for (i, e) in self.tree.edges(n).iter().enumerate() {
+            let (q, visits) = if e.child == NONE {
+                (fpu, 0)
+            } else {
+                let c = self.tree.node(e.child);
+                let visits = c.visits + c.virtual_visits;
+                if visits == 0 {
+                    (fpu, 0)
+                } else {
+                    ((sign * c.value_sum - c.virtual_visits as f32) / visits as f32, visits)
+                }
+            };
+            let score = q + explore * e.prior / (1 + visits) as f32;
+            if score > best.1 {
+                best = (i, score);
+            }
+        }
+        best.0
+    }
+
+    fn select_outcome_edge(&self, n: u32, rng: &mut impl Rng) -> usize {
+        let edges = self.tree.edges(n);
+        match self.config.chance {
+            ChanceMode::Sample => {
+                let mut x = rng.random::<f32>();
+                for (i, e) in edges.iter().enumerate() {
+                    if x < e.prior {
+                        return i;
+                    }
+                    x -= e.prior;
+                }
+                edges.iter().rposition(|e| e.prior > 0.0).unwrap_or(0)
+            }
+            ChanceMode::Stratified => {
+                let node = self.tree.node(n);
+                let total = (node.visits + node.virtual_visits) as f32;
+                let mut best = (0, f32::NEG_INFINITY);
+                for (i, e) in edges.iter().enumerate() {
+                    let taken = if e.child == NONE {
+                        0.0
+                    } else {
+                        let c = self.tree.node(e.child);
+                        (c.visits + c.virtual_visits) as f32
+                    };
+                    let deficit = e.prior * total - taken;
+                    if e.prior > 0.0 && deficit > best.1 {
+                        best = (i, deficit);
+                    }
+                }
+                best.0
+            }
+        }
+    }
+
+    /// Gives leaf `n` one edge per legal action, priors the softmax of the
+    /// legal logits.
+    fn expand(&mut self, n: u32, logits: &[f32]) {
+        let k = self.tree.state(n).legal_actions(&mut self.legal);
+        let first = self.tree.a.edges.len() as u32;
+        let node = self.tree.node_mut(n);
+        node.pending = false;
+        if k == 0 {
+            // A player to move without a legal move: score it as the game
+            // reports, or a draw.
+            node.kind = Kind::Terminal;
+            let v = self.tree.state(n).outcome(0).unwrap_or(0.0).clamp(-1.0, 1.0);
+            self.tree.node_mut(n).terminal_value = v;
+            return;
+        }
+        node.kind = Kind::Player;
+        node.first_edge = first;
+        node.num_edges = k as u32;
+        let max = self.legal[..k].iter().map(|&a| logits[a as usize]).fold(f32::NEG_INFINITY, f32::max);
+        let mut total = 0.0;
+        for &a in &self.legal[..k] {
+            let p = (logits[a as usize] - max).exp();
+            total += p;
+            self.tree.a.edges.push(super::tree::Edge { action: a, prior: p, child: NONE });
+        }
+        let total = if total.is_finite() && total > 0.0 { total } else { f32::NAN };
+        for e in self.tree.edges_mut(n) {
+            e.prior = if total.is_nan() { 1.0 / k as f32 } else { e.prior / total };
+        }
+    }
+
+    fn add_noise(&mut self, rng: &mut impl Rng) {
+        self.noise_pending = false;
+        let k = self.tree.node(ROOT).num_edges as usize;
+        dirichlet::dirichlet(self.config.dirichlet_alpha, rng, &mut self.noise[..k]);
+        let f = self.config.dirichlet_fraction;
+        for (e, &x) in self.tree.edges_mut(ROOT).iter_mut().zip(&self.noise[..k]) {
+            e.prior = (1.0 - f) * e.prior + f * x;
+        }
+    }
+
+    /// Adds value `v0` (player 0's view) to every node from `n` up to the
+    /// root, lifting the descent's virtual loss.
+    fn backup(&mut self, mut n: u32, v0: f32) {
+        while n != NONE {
+            let node = self.tree.node_mut(n);
+            node.visits += 1;
+            node.value_sum += v0;
+            node.virtual_visits -= 1;
+            n = node.parent;
+        }
+        self.done += 1;
+    }
+
+    fn revert(&mut self, mut n: u32) {
+        while n != NONE {
+            let node = self.tree.node_mut(n);
+            node.virtual_visits -= 1;
+            n = node.parent;
+        }
+    }
+
+    /// The root's visit distribution over all `G::ACTIONS` actions (sums to
+    /// 1): the policy target. Before any child is visited, the priors.
+    pub fn visit_policy(&self, out: &mut [f32]) {
+        out.fill(0.0);
+        let edges = self.tree.edges(ROOT);
+        let mut total = 0.0;
+        for e in edges {
+            if e.child != NONE {
+                let v = self.tree.node(e.child).visits as f32;
+                out[e.action as usize] = v;
+                total += v;
+            }
+        }
+        if total > 0.0 {
+            out.iter_mut().for_each(|v| *v /= total);
+        } else {
+            for e in edges {
+                out[e.action as usize] = e.prior;
+            }
+        }
+    }
+
+    /// Visits of the root's child along `action` (0 if never taken).
+    pub fn visits(&self, action: usize) -> u32 {
+        self.tree
+            .edges(ROOT)
+            .iter()
+            .find(|e| e.action as usize == action)
+            .map_or(0, |e| if e.child == NONE { 0 } else { self.tree.node(e.child).visits })
+    }
+
+    /// Visits of the root.
+    pub fn root_visits(&self) -> u32 {
+        self.tree.node(ROOT).visits
+    }
+
+    /// The root's mean value for the player to move there.
+    pub fn root_value(&self) -> f32 {
+        let root = self.tree.node(ROOT);
+        let sign = if root.mover == 0 { 1.0 } else { -1.0 };
+        if root.visits == 0 { 0.0 } else { sign * root.value_sum / root.visits as f32 }
+    }
+
+    /// The move to play: with `temperature` 0 the most visited (ties go to
+    /// the higher prior), else drawn with probability proportional to
+    /// visits^(1 / temperature). An error if the root has no expanded moves
+    /// (no search was run).
+    pub fn choose_action(&self, temperature: f32, rng: &mut impl Rng) -> Result<usize> {
+        super::config::check_temperature("choose_action", "temperature", temperature)?;
+        let edges = self.tree.edges(ROOT);
+        if edges.is_empty() || self.tree.node(ROOT).kind != Kind::Player {
+            return Err(wrong_turn::<G>("a root that no search has expanded"));
+        }
+        let visits = |e: &super::tree::Edge| if e.child == NONE { 0 } else { self.tree.node(e.child).visits };
+        let most = edges.iter().map(visits).max().unwrap_or(0);
+        if temperature == 0.0 || most == 0 {
+            let mut best = (0, 0, f32::NEG_INFINITY);
+            for e in edges {
+                let v = visits(e);
+                if v > best.1 || (v == best.1 && e.prior > best.2) {
+                    best = (e.action as usize, v, e.prior);
+                }
+            }
+            return Ok(best.0);
+        }
+        let inv_t = 1.0 / temperature as f64;
+        let mut x =
+            rng.random::<f64>() * edges.iter().map(|e| (visits(e) as f64 / most as f64).powf(inv_t)).sum::<f64>();
+        for e in edges {
+            let w = (visits(e) as f64 / most as f64).powf(inv_t);
+            if x < w {
+                return Ok(e.action as usize);
+            }
+            x -= w;
+        }
+        Ok(edges.iter().rev().find(|e| visits(e) > 0).map_or(edges[0].action as usize, |e| e.action as usize))
+    }
+}
+
+fn wrong_turn<G: Game>(found: &'static str) -> RlError {
+    RlError::Env(EnvError::WrongTurn { game: G::NAME, expected: "a player to move at the search root", found })
+}
