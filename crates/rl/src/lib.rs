@@ -14,6 +14,7 @@
 //! After construction, pushing, sampling and updating priorities allocate
 //! nothing. Every random draw comes from a generator the caller passes in.
 
+pub mod alphazero;
 mod batch;
 mod epsilon;
 mod error;

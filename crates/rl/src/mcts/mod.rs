@@ -25,6 +25,7 @@ mod tree;
 
 pub use batch::{LeafBatch, search_batched};
 pub use config::{ChanceMode, MctsConfig, check_temperature};
+pub(crate) use evaluator::sample_index;
 pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator};
 pub use network::{NetEvaluator, check_network};
 pub use search::Search;

@@ -1,0 +1,347 @@
+//! Everything about an AlphaZero run, as a serde document that a config
+//! file overrides key by key; validated before anything is built.
+
+use crate::mcts::{ChanceMode, MctsConfig, check_temperature};
+use crate::{Result, RlError};
+use serde::{Deserialize, Serialize};
+
+/// The policy/value network's trunk; its input and output widths come
+/// from the game.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetworkConfig {
+    pub width: usize,
+    pub blocks: usize,
+}
+
+impl Default for NetworkConfig {
+    fn default() -> Self {
+        Self { width: 128, blocks: 2 }
+    }
+}
+
+/// How self-play games are generated.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfPlayConfig {
+    /// Self-play threads (training runs on the calling thread beside them).
+    pub workers: usize,
+    /// Games each worker advances at once; their leaves share one batched
+    /// evaluation (up to `parallel_games * leaves_per_round` states).
+    pub parallel_games: usize,
+    /// Games each worker finishes per iteration.
+    pub games_per_iteration: usize,
+    /// Moves are drawn with probability proportional to visits^(1/T) for
+    /// the first `temperature_moves` moves of a game, then with
+    /// `final_temperature` (0: the most visited move).
+    pub temperature: f32,
+    pub temperature_moves: u32,
+    pub final_temperature: f32,
+    /// A game still running after this many moves is scored a draw.
+    pub max_moves: u32,
+}
+
+impl Default for SelfPlayConfig {
+    fn default() -> Self {
+        Self {
+            workers: 1,
+            parallel_games: 32,
+            games_per_iteration: 64,
+            temperature: 1.0,
+            temperature_moves: 8,
+            final_temperature: 0.0,
+            max_moves: 1000,
+        }
+    }
+}
+
+/// The learner: Adam on policy cross-entropy plus value MSE.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainingConfig {
+    pub lr: f32,
+    /// L2 penalty (Adam's `weight_decay`).
+    pub weight_decay: f32,
+    pub batch: usize,
+    /// Updates per iteration, run while the workers play.
+    pub steps_per_iteration: usize,
+    /// Positions the replay buffer keeps (oldest dropped first).
+    pub replay_capacity: usize,
+    /// No update before the buffer holds this many positions.
+    pub min_replay: usize,
+    /// Weight of the value loss against the policy loss.
+    pub value_weight: f32,
+}
+
+impl Default for TrainingConfig {
+    fn default() -> Self {
+        Self {
+            lr: 1e-3,
+            weight_decay: 1e-4,
+            batch: 256,
+            steps_per_iteration: 64,
+            replay_capacity: 100_000,
+            min_replay: 1000,
+            value_weight: 1.0,
+        }
+    }
+}
+
+/// Evaluation matches during and after the run (all seeded, both colours).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EvalConfig {
+    /// Iterations between evaluations (0: only at the end).
+    pub every: u64,
+    /// Games against the uniform-random player at each evaluation.
+    pub games_vs_random: usize,
+    /// Games against MCTS with random rollouts at each evaluation.
+    pub games_vs_rollout: usize,
+    /// The rollout player's simulations per move.
+    pub rollout_simulations: u32,
+    /// The trained player's simulations per move (no noise, greedy).
+    pub simulations: u32,
+    /// Threads the matches are spread over.
+    pub threads: usize,
+    /// Games of the final evaluation against each opponent.
+    pub final_games: usize,
+}
+
+impl Default for EvalConfig {
+    fn default() -> Self {
+        Self {
+            every: 10,
+            games_vs_random: 100,
+            games_vs_rollout: 20,
+            rollout_simulations: 1000,
+            simulations: 200,
+            threads: 2,
+            final_games: 400,
+        }
+    }
+}
+
+/// A whole run. `Default` is a small generic setting; the presets
+/// ([`AzConfig::tictactoe`], [`AzConfig::connect4`],
+/// [`AzConfig::backgammon`]) are the tuned ones.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AzConfig {
+    pub seed: u64,
+    pub iterations: u64,
+    /// Stop (after a whole iteration) once self-play and training have run
+    /// this long; 0 for no limit.
+    pub time_limit_minutes: f64,
+    pub network: NetworkConfig,
+    pub mcts: MctsConfig,
+    pub self_play: SelfPlayConfig,
+    pub training: TrainingConfig,
+    pub eval: EvalConfig,
+    /// Iterations between checkpoints (and at the end).
+    pub checkpoint_every: u64,
+}
+
+impl Default for AzConfig {
+    fn default() -> Self {
+        Self {
+            seed: 0,
+            iterations: 100,
+            time_limit_minutes: 0.0,
+            network: NetworkConfig::default(),
+            mcts: MctsConfig::default(),
+            self_play: SelfPlayConfig::default(),
+            training: TrainingConfig::default(),
+            eval: EvalConfig::default(),
+            checkpoint_every: 10,
+        }
+    }
+}
+
+impl AzConfig {
+    /// Tic-tac-toe: a tiny network and short searches; learns to never
+    /// lose in well under a minute.
+    pub fn tictactoe() -> Self {
+        Self {
+            iterations: 40,
+            network: NetworkConfig { width: 48, blocks: 1 },
+            mcts: MctsConfig { simulations: 64, dirichlet_alpha: 1.0, leaves_per_round: 4, ..MctsConfig::default() },
+            self_play: SelfPlayConfig {
+                parallel_games: 32,
+                games_per_iteration: 64,
+                temperature_moves: 4,
+                ..SelfPlayConfig::default()
+            },
+            training: TrainingConfig {
+                lr: 3e-3,
+                batch: 128,
+                steps_per_iteration: 40,
+                replay_capacity: 20_000,
+                min_replay: 256,
+                ..TrainingConfig::default()
+            },
+            eval: EvalConfig {
+                every: 4,
+                games_vs_random: 100,
+                games_vs_rollout: 20,
+                rollout_simulations: 200,
+                simulations: 100,
+                threads: 1,
+                final_games: 1000,
+            },
+            checkpoint_every: 4,
+            ..Self::default()
+        }
+    }
+
+    /// Connect four: 30 minutes of self-play on two cores.
+    pub fn connect4() -> Self {
+        Self {
+            iterations: 400,
+            time_limit_minutes: 30.0,
+            network: NetworkConfig { width: 128, blocks: 3 },
+            mcts: MctsConfig { simulations: 100, dirichlet_alpha: 1.0, leaves_per_round: 4, ..MctsConfig::default() },
+            self_play: SelfPlayConfig {
+                workers: 1,
+                parallel_games: 64,
+                games_per_iteration: 128,
+                temperature_moves: 10,
+                ..SelfPlayConfig::default()
+            },
+            training: TrainingConfig {
+                lr: 2e-3,
+                batch: 256,
+                steps_per_iteration: 60,
+                replay_capacity: 200_000,
+                min_replay: 2000,
+                ..TrainingConfig::default()
+            },
+            eval: EvalConfig {
+                every: 10,
+                games_vs_random: 100,
+                games_vs_rollout: 20,
+                rollout_simulations: 1000,
+                simulations: 400,
+                threads: 2,
+                final_games: 400,
+            },
+            checkpoint_every: 10,
+            ..Self::default()
+        }
+    }
+
+    /// Backgammon: micro-actions and dice as chance nodes.
+    pub fn backgammon() -> Self {
+        Self {
+            iterations: 400,
+            time_limit_minutes: 30.0,
+            network: NetworkConfig { width: 140, blocks: 2 },
+            mcts: MctsConfig {
+                simulations: 50,
+                dirichlet_alpha: 0.5,
+                leaves_per_round: 4,
+                chance: ChanceMode::Stratified,
+                ..MctsConfig::default()
+            },
+            self_play: SelfPlayConfig {
+                workers: 1,
+                parallel_games: 64,
+                games_per_iteration: 64,
+                temperature_moves: 20,
+                max_moves: 2000,
+                ..SelfPlayConfig::default()
+            },
+            training: TrainingConfig {
+                lr: 1e-3,
+                batch: 256,
+                steps_per_iteration: 60,
+                replay_capacity: 300_000,
+                min_replay: 5000,
+                ..TrainingConfig::default()
+            },
+            eval: EvalConfig {
+                every: 10,
+                games_vs_random: 100,
+                games_vs_rollout: 0,
+                rollout_simulations: 100,
+                simulations: 100,
+                threads: 2,
+                final_games: 400,
+            },
+            checkpoint_every: 10,
+            ..Self::default()
+        }
+    }
+
+    /// An error naming the first field out of range.
+    pub fn validate(&self) -> Result<()> {
+        self.mcts.validate()?;
+        let count = |config, field, expected, found: u64| RlError::InvalidCount { config, field, expected, found };
+        let value = |config, field, expected, found: f32| RlError::InvalidValue { config, field, expected, found };
+        let n = &self.network;
+        if n.width == 0 || n.width > 4096 {
+            return Err(count("network", "width", "a value in 1..=4096", n.width as u64));
+        }
+        if n.blocks > 64 {
+            return Err(count("network", "blocks", "a value in 0..=64", n.blocks as u64));
+        }
+        let s = &self.self_play;
+        for (field, v, hi) in [
+            ("workers", s.workers, 64),
+            ("parallel_games", s.parallel_games, 4096),
+            ("games_per_iteration", s.games_per_iteration, 1 << 20),
+        ] {
+            if v == 0 || v > hi {
+                return Err(count("self_play", field, "a value >= 1 (and not absurdly large)", v as u64));
+            }
+        }
+        if s.max_moves == 0 {
+            return Err(count("self_play", "max_moves", "at least 1", 0));
+        }
+        check_temperature("self_play", "temperature", s.temperature)?;
+        check_temperature("self_play", "final_temperature", s.final_temperature)?;
+        let t = &self.training;
+        if !(t.lr.is_finite() && t.lr > 0.0) {
+            return Err(value("training", "lr", "a finite value > 0", t.lr));
+        }
+        if !(t.weight_decay.is_finite() && t.weight_decay >= 0.0) {
+            return Err(value("training", "weight_decay", "a finite value >= 0", t.weight_decay));
+        }
+        if !(t.value_weight.is_finite() && t.value_weight >= 0.0) {
+            return Err(value("training", "value_weight", "a finite value >= 0", t.value_weight));
+        }
+        if t.batch == 0 || t.batch > 65_536 {
+            return Err(count("training", "batch", "a value in 1..=65536", t.batch as u64));
+        }
+        if t.replay_capacity < t.batch || t.replay_capacity > 1 << 24 {
+            return Err(count(
+                "training",
+                "replay_capacity",
+                "at least the batch and at most 16777216",
+                t.replay_capacity as u64,
+            ));
+        }
+        if t.min_replay > t.replay_capacity {
+            return Err(count("training", "min_replay", "at most replay_capacity", t.min_replay as u64));
+        }
+        let e = &self.eval;
+        if e.simulations == 0 {
+            return Err(count("eval", "simulations", "at least 1", 0));
+        }
+        if e.rollout_simulations == 0 {
+            return Err(count("eval", "rollout_simulations", "at least 1", 0));
+        }
+        if e.threads == 0 {
+            return Err(count("eval", "threads", "at least 1", 0));
+        }
+        if self.iterations == 0 {
+            return Err(count("AzConfig", "iterations", "at least 1", 0));
+        }
+        if self.checkpoint_every == 0 {
+            return Err(count("AzConfig", "checkpoint_every", "at least 1", 0));
+        }
+        if !(self.time_limit_minutes.is_finite() && self.time_limit_minutes >= 0.0) {
+            return Err(value("AzConfig", "time_limit_minutes", "a finite value >= 0", self.time_limit_minutes as f32));
+        }
+        Ok(())
+    }
+}

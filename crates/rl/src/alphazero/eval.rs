@@ -1,0 +1,270 @@
+//! Evaluation: players, seeded matches over both colours, and win rates
+//! with 95% confidence intervals.
+
+use crate::mcts::{Evaluator, MctsConfig, RolloutEvaluator, Search, sample_index};
+use crate::{Result, RlError};
+use minnow_envs::{EnvError, Game, Turn};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use serde::Serialize;
+
+/// Something that picks moves. It hears every move and dice roll, so a
+/// searching player can keep its tree.
+pub trait Player<G: Game> {
+    /// A new game starts at `game`.
+    fn start(&mut self, game: &G);
+    /// The move for the player to move at `game`.
+    fn act(&mut self, game: &G) -> Result<usize>;
+    /// `game` is the position after a move (`chance` false) or a dice
+    /// outcome (`chance` true) with index `index`.
+    fn played(&mut self, game: &G, index: usize, chance: bool);
+}
+
+/// Uniformly random legal moves.
+#[derive(Clone, Debug)]
+pub struct RandomPlayer {
+    rng: Pcg64Mcg,
+    legal: Vec<u16>,
+}
+
+impl RandomPlayer {
+    pub fn new<G: Game>(seed: u64) -> Self {
+        Self { rng: Pcg64Mcg::seed_from_u64(seed), legal: vec![0; G::MAX_LEGAL.max(1)] }
+    }
+}
+
+impl<G: Game> Player<G> for RandomPlayer {
+    fn start(&mut self, _: &G) {}
+
+    fn act(&mut self, game: &G) -> Result<usize> {
+        let n = game.legal_actions(&mut self.legal);
+        if n == 0 {
+            return Err(RlError::Env(EnvError::WrongTurn {
+                game: G::NAME,
+                expected: "a position with a legal move",
+                found: "none",
+            }));
+        }
+        Ok(self.legal[self.rng.random_range(0..n)] as usize)
+    }
+
+    fn played(&mut self, _: &G, _: usize, _: bool) {}
+}
+
+/// Moves from a closure (an oracle such as tic-tac-toe's solver).
+pub struct FnPlayer<F>(pub F);
+
+impl<F> std::fmt::Debug for FnPlayer<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FnPlayer")
+    }
+}
+
+impl<G: Game, F: FnMut(&G) -> usize> Player<G> for FnPlayer<F> {
+    fn start(&mut self, _: &G) {}
+    fn act(&mut self, game: &G) -> Result<usize> {
+        Ok((self.0)(game))
+    }
+    fn played(&mut self, _: &G, _: usize, _: bool) {}
+}
+
+/// MCTS without noise, playing the most visited move, with any leaf
+/// evaluator: the trained network, or random rollouts for the baseline.
+#[derive(Debug)]
+pub struct MctsPlayer<G: Game, E> {
+    search: Search<G>,
+    evaluator: E,
+    rng: Pcg64Mcg,
+}
+
+impl<G: Game, E: Evaluator<G>> MctsPlayer<G, E> {
+    pub fn new(config: &MctsConfig, evaluator: E, start: &G, seed: u64) -> Result<Self> {
+        Ok(Self { search: Search::new(config, start)?, evaluator, rng: Pcg64Mcg::seed_from_u64(seed) })
+    }
+
+    pub fn search(&self) -> &Search<G> {
+        &self.search
+    }
+}
+
+/// The rollout baseline: `simulations` per move, one random playout per
+/// leaf, one leaf per round, tree kept between moves.
+pub fn rollout_player<G: Game>(simulations: u32, start: &G, seed: u64) -> Result<MctsPlayer<G, RolloutEvaluator>> {
+    let config = MctsConfig { simulations, dirichlet_fraction: 0.0, leaves_per_round: 1, ..MctsConfig::default() };
+    MctsPlayer::new(&config, RolloutEvaluator::new::<G>(1, seed ^ 0x0f0f), start, seed)
+}
+
+impl<G: Game, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
+    fn start(&mut self, game: &G) {
+        self.search.reset(game);
+    }
+
+    fn act(&mut self, game: &G) -> Result<usize> {
+        if self.search.root().turn() != game.turn() {
+            self.search.reset(game);
+        }
+        self.search.run(&mut self.evaluator, false, &mut self.rng)?;
+        self.search.choose_action(0.0, &mut self.rng)
+    }
+
+    fn played(&mut self, game: &G, index: usize, chance: bool) {
+        let followed = if chance { self.search.apply_chance(index) } else { self.search.apply(index) };
+        if followed.is_err() {
+            self.search.reset(game);
+        }
+    }
+}
+
+/// Results of a match, from the first player's side.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct MatchResult {
+    pub games: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+}
+
+impl MatchResult {
+    pub fn win_rate(&self) -> f64 {
+        self.wins as f64 / self.games.max(1) as f64
+    }
+
+    /// Wins plus half the draws, per game.
+    pub fn score(&self) -> f64 {
+        (self.wins as f64 + 0.5 * self.draws as f64) / self.games.max(1) as f64
+    }
+
+    /// The 95% Wilson score interval of the win rate.
+    pub fn win_rate_ci(&self) -> (f64, f64) {
+        wilson(self.wins, self.games, 1.959_964)
+    }
+
+    pub fn add(&mut self, o: &MatchResult) {
+        self.games += o.games;
+        self.wins += o.wins;
+        self.draws += o.draws;
+        self.losses += o.losses;
+    }
+}
+
+impl std::fmt::Display for MatchResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (lo, hi) = self.win_rate_ci();
+        write!(
+            f,
+            "{:.1}% wins [95% CI {:.1}-{:.1}%] ({} W / {} D / {} L of {})",
+            100.0 * self.win_rate(),
+            100.0 * lo,
+            100.0 * hi,
+            self.wins,
+            self.draws,
+            self.losses,
+            self.games
+        )
+    }
+}
+
+/// Wilson's interval for `k` successes in `n` trials.
+pub fn wilson(k: u64, n: u64, z: f64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let (n, p) = (n as f64, k as f64 / n as f64);
+    let denom = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / denom;
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// Plays one game from `G::default()` reset with `seed`; `players[p]`
+/// moves for player `p`. Returns player 0's result (clamped to [-1, 1]);
+/// a game longer than `max_moves` is a draw. A player's illegal move is an
+/// error.
+pub fn play_game<G: Game + Default>(players: [&mut dyn Player<G>; 2], seed: u64, max_moves: u32) -> Result<f32> {
+    let mut game = G::default();
+    game.reset(seed);
+    let mut dice = Pcg64Mcg::seed_from_u64(seed ^ 0xd1ce);
+    let mut outcomes = vec![0.0; G::MAX_OUTCOMES.max(1)];
+    let [a, b] = players;
+    a.start(&game);
+    b.start(&game);
+    let mut moves = 0;
+    loop {
+        match game.turn() {
+            Turn::Over => return Ok(game.outcome(0).unwrap_or(0.0).clamp(-1.0, 1.0)),
+            Turn::Chance => {
+                let n = game.chance_outcomes(&mut outcomes);
+                let o = sample_index(&outcomes[..n], &mut dice);
+                game.apply_chance(o)?;
+                a.played(&game, o, true);
+                b.played(&game, o, true);
+            }
+            Turn::Player(p) => {
+                if moves >= max_moves {
+                    return Ok(0.0);
+                }
+                let action = if p == 0 { a.act(&game)? } else { b.act(&game)? };
+                game.apply(action)?;
+                a.played(&game, action, false);
+                b.played(&game, action, false);
+                moves += 1;
+            }
+        }
+    }
+}
+
+/// Plays `games` games between a player built by `first` and one built by
+/// `second` (each gets the worker index and a seed), the first player
+/// taking player 0 in even games and player 1 in odd ones; game `i` is
+/// seeded with `seed + i`. Games are spread over `threads` threads in
+/// fixed shares, so the result depends only on the seed.
+pub fn play_match<G, A, B>(
+    first: &(dyn Fn(u64) -> Result<A> + Sync),
+    second: &(dyn Fn(u64) -> Result<B> + Sync),
+    games: usize,
+    seed: u64,
+    threads: usize,
+    max_moves: u32,
+) -> Result<MatchResult>
+where
+    G: Game + Default,
+    A: Player<G>,
+    B: Player<G>,
+{
+    let threads = threads.clamp(1, games.max(1));
+    let share = |t: usize| -> Result<MatchResult> {
+        let mut a = first(seed.wrapping_mul(31).wrapping_add(t as u64))?;
+        let mut b = second(seed.wrapping_mul(37).wrapping_add(t as u64 + 1000))?;
+        let mut r = MatchResult::default();
+        for i in (t..games).step_by(threads) {
+            let game_seed = seed.wrapping_add(i as u64);
+            let result0 = if i % 2 == 0 {
+                play_game::<G>([&mut a, &mut b], game_seed, max_moves)?
+            } else {
+                -play_game::<G>([&mut b, &mut a], game_seed, max_moves)?
+            };
+            r.games += 1;
+            if result0 > 0.0 {
+                r.wins += 1;
+            } else if result0 < 0.0 {
+                r.losses += 1;
+            } else {
+                r.draws += 1;
+            }
+        }
+        Ok(r)
+    };
+    let shares: Vec<Result<MatchResult>> = if threads == 1 {
+        vec![share(0)]
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads).map(|t| s.spawn(move || share(t))).collect();
+            handles.into_iter().map(|h| h.join().expect("a match thread panicked")).collect()
+        })
+    };
+    let mut total = MatchResult::default();
+    for r in shares {
+        total.add(&r?);
+    }
+    Ok(total)
+}

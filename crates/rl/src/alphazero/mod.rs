@@ -1,0 +1,29 @@
+//! AlphaZero-style self-play learning for any [`Game`](minnow_envs::Game):
+//!
+//! - [`SelfPlayWorker`]: many games in lock step on one thread, their
+//!   search leaves evaluated together by a network snapshot; positions
+//!   (observation, visit distribution, final outcome) go to a
+//!   [`PositionReplay`].
+//! - [`Trainer`]: `PolicyValueNet` + Adam on policy cross-entropy and
+//!   value MSE.
+//! - [`AzRun`]: iterations of self-play threads overlapped with training,
+//!   snapshots swapped at the barrier, evaluation matches, atomic
+//!   checkpoints with exact resume.
+//! - [`eval`]: players (network MCTS, random-rollout MCTS, random, any
+//!   closure), seeded matches over both colours, Wilson 95% intervals.
+
+mod config;
+pub mod eval;
+mod replay;
+mod run;
+mod self_play;
+mod trainer;
+
+pub use config::{AzConfig, EvalConfig, NetworkConfig, SelfPlayConfig, TrainingConfig};
+pub use eval::{
+    FnPlayer, MatchResult, MctsPlayer, Player, RandomPlayer, play_game, play_match, rollout_player, wilson,
+};
+pub use replay::{PositionReplay, Positions};
+pub use run::{AzRun, EvalReport, IterationReport, Totals, net_player};
+pub use self_play::{SelfPlayStats, SelfPlayWorker};
+pub use trainer::{TrainLoss, Trainer, network_config};

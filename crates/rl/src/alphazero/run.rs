@@ -1,0 +1,374 @@
+//! A whole AlphaZero run: iterations of self-play overlapped with
+//! training, evaluation matches, and checkpoints that resume exactly.
+//!
+//! Iteration `i`: every worker thread plays `games_per_iteration` games
+//! with parameter snapshot θ_i while the calling thread trains
+//! `steps_per_iteration` updates on the replay buffer as it stood when the
+//! iteration began. At the barrier the new games enter the replay in worker
+//! order and the trained parameters become snapshot θ_{i+1} (one `Arc`
+//! swap). Game seeds derive from (seed, iteration, worker), so a run is
+//! deterministic whatever the thread timing, and a checkpoint (parameters,
+//! Adam state, replay, the learner's RNG, counters) resumes it bit for bit.
+
+use super::{AzConfig, PositionReplay, Positions, SelfPlayStats, SelfPlayWorker, TrainLoss, Trainer, network_config};
+use crate::mcts::{MctsConfig, NetEvaluator, check_network};
+use crate::state::StateSource;
+use crate::{Result, RlError, restore_rng};
+use minnow_autodiff::Params;
+use minnow_envs::Game;
+use minnow_nn::{Checkpoint, CheckpointWriter, PolicyValueNet};
+use minnow_optim::{Optimizer, load_state_by_param, state_by_param};
+use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::eval::{MatchResult, MctsPlayer, RandomPlayer, play_match, rollout_player};
+
+/// Counters over the whole run (kept in checkpoints).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Totals {
+    pub games: u64,
+    pub moves: u64,
+    pub simulations: u64,
+    pub updates: u64,
+    /// Wall time of the iterations (self-play and training), without
+    /// evaluation matches.
+    pub train_seconds: f64,
+}
+
+/// What one iteration did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct IterationReport {
+    /// Iterations finished so far (1 after the first).
+    pub iteration: u64,
+    pub self_play: SelfPlayStats,
+    /// Mean losses over the iteration's updates (NaN if none ran).
+    pub loss: TrainLoss,
+    pub updates: usize,
+    pub seconds: f64,
+    pub replay_len: usize,
+    pub totals: Totals,
+}
+
+impl IterationReport {
+    pub fn games_per_minute(&self) -> f64 {
+        60.0 * self.self_play.games as f64 / self.seconds.max(1e-9)
+    }
+
+    pub fn simulations_per_second(&self) -> f64 {
+        self.self_play.simulations as f64 / self.seconds.max(1e-9)
+    }
+}
+
+/// Win rates of the current snapshot.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct EvalReport {
+    pub vs_random: MatchResult,
+    pub vs_rollout: Option<MatchResult>,
+    pub seconds: f64,
+}
+
+/// The state of a run.
+#[derive(Debug)]
+pub struct AzRun<G: Game> {
+    config: AzConfig,
+    trainer: Trainer,
+    replay: PositionReplay,
+    snapshot: Arc<Params>,
+    workers: Vec<SelfPlayWorker<G>>,
+    outputs: Vec<Positions>,
+    rng: Pcg64Mcg,
+    iteration: u64,
+    totals: Totals,
+}
+
+/// Mixes the run seed, an iteration and a stream into one seed.
+fn derive_seed(seed: u64, iteration: u64, stream: u64) -> u64 {
+    let mut x = seed ^ iteration.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ stream.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^= x >> 31;
+    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 29)
+}
+
+impl<G: Game + Default + Send> AzRun<G> {
+    /// A fresh run: validates the config, builds the network, the
+    /// optimiser, the replay buffer and the workers.
+    pub fn new(config: AzConfig) -> Result<Self> {
+        config.validate()?;
+        let mut init_rng = Pcg64Mcg::seed_from_u64(derive_seed(config.seed, u64::MAX, 0));
+        let trainer = Trainer::new::<G>(&config.network, &config.training, &mut init_rng)?;
+        let snapshot = Arc::new(trainer.params().clone());
+        let workers = (0..config.self_play.workers)
+            .map(|_| SelfPlayWorker::new(trainer.net(), snapshot.clone(), &config.mcts, &config.self_play))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self {
+            replay: PositionReplay::new(config.training.replay_capacity, G::OBSERVATION_SIZE, G::ACTIONS)?,
+            outputs: (0..config.self_play.workers).map(|_| Positions::default()).collect(),
+            rng: Pcg64Mcg::seed_from_u64(derive_seed(config.seed, u64::MAX, 1)),
+            trainer,
+            snapshot,
+            workers,
+            iteration: 0,
+            totals: Totals::default(),
+            config,
+        })
+    }
+
+    pub fn config(&self) -> &AzConfig {
+        &self.config
+    }
+
+    /// Iterations finished.
+    pub fn iteration(&self) -> u64 {
+        self.iteration
+    }
+
+    pub fn totals(&self) -> &Totals {
+        &self.totals
+    }
+
+    pub fn net(&self) -> &PolicyValueNet {
+        self.trainer.net()
+    }
+
+    /// The parameters self-play uses now (the learner's at the last barrier).
+    pub fn snapshot(&self) -> &Arc<Params> {
+        &self.snapshot
+    }
+
+    pub fn replay(&self) -> &PositionReplay {
+        &self.replay
+    }
+
+    /// One iteration: self-play on the worker threads, training here.
+    pub fn iterate(&mut self) -> Result<IterationReport> {
+        let started = Instant::now();
+        let (games, it, seed) = (self.config.self_play.games_per_iteration, self.iteration, self.config.seed);
+        let steps = if self.replay.len() >= self.config.training.min_replay.max(1) {
+            self.config.training.steps_per_iteration
+        } else {
+            0
+        };
+        let (replay, trainer, rng) = (&self.replay, &mut self.trainer, &mut self.rng);
+        let (played, trained) = std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .workers
+                .iter_mut()
+                .zip(self.outputs.iter_mut())
+                .enumerate()
+                .map(|(w, (worker, out))| {
+                    out.clear();
+                    s.spawn(move || worker.play(games, derive_seed(seed, it, w as u64 + 2), out))
+                })
+                .collect();
+            let mut sum = TrainLoss::default();
+            let mut trained = Ok(sum);
+            for _ in 0..steps {
+                match trainer.step(replay, rng) {
+                    Ok(l) => {
+                        sum.policy += l.policy;
+                        sum.value += l.value;
+                        trained = Ok(sum);
+                    }
+                    Err(e) => {
+                        trained = Err(e);
+                        break;
+                    }
+                }
+            }
+            let played: Vec<Result<SelfPlayStats>> =
+                handles.into_iter().map(|h| h.join().expect("a self-play worker panicked")).collect();
+            (played, trained)
+        });
+        let sum = trained?;
+        let mut stats = SelfPlayStats::default();
+        for p in played {
+            stats.add(&p?);
+        }
+        for out in &self.outputs {
+            self.replay.extend(out)?;
+        }
+        self.snapshot = Arc::new(self.trainer.params().clone());
+        for w in &mut self.workers {
+            w.set_params(self.snapshot.clone())?;
+        }
+        self.iteration += 1;
+        let seconds = started.elapsed().as_secs_f64();
+        self.totals.games += stats.games;
+        self.totals.moves += stats.moves;
+        self.totals.simulations += stats.simulations;
+        self.totals.updates += steps as u64;
+        self.totals.train_seconds += seconds;
+        let n = steps.max(1) as f32;
+        let loss = if steps == 0 {
+            TrainLoss { policy: f32::NAN, value: f32::NAN }
+        } else {
+            TrainLoss { policy: sum.policy / n, value: sum.value / n }
+        };
+        Ok(IterationReport {
+            iteration: self.iteration,
+            self_play: stats,
+            loss,
+            updates: steps,
+            seconds,
+            replay_len: self.replay.len(),
+            totals: self.totals,
+        })
+    }
+
+    /// A player for the current snapshot: `simulations` per move, no
+    /// noise, the most visited move.
+    pub fn player(&self, simulations: u32, seed: u64) -> Result<MctsPlayer<G, NetEvaluator<G>>> {
+        net_player(self.net(), &self.snapshot, &self.config.mcts, simulations, seed)
+    }
+
+    /// Matches of the current snapshot against the uniform-random player
+    /// and against MCTS with `eval.rollout_simulations` random-rollout
+    /// simulations (skipped when `rollout_games` is 0), seeded by `seed`.
+    pub fn evaluate(&self, random_games: usize, rollout_games: usize, seed: u64) -> Result<EvalReport>
+    where
+        G: Sync,
+    {
+        let started = Instant::now();
+        let e = &self.config.eval;
+        let (net, params, mcts) = (self.net(), &self.snapshot, &self.config.mcts);
+        let max_moves = self.config.self_play.max_moves;
+        let me = |s: u64| net_player::<G>(net, params, mcts, e.simulations, s);
+        let random = |s: u64| Ok(RandomPlayer::new::<G>(s));
+        let vs_random = play_match(&me, &random, random_games, seed, e.threads, max_moves)?;
+        let vs_rollout = if rollout_games > 0 {
+            let start = G::default();
+            let rollout = |s: u64| rollout_player(e.rollout_simulations, &start, s);
+            Some(play_match(&me, &rollout, rollout_games, seed ^ 0x5a5a, e.threads, max_moves)?)
+        } else {
+            None
+        };
+        Ok(EvalReport { vs_random, vs_rollout, seconds: started.elapsed().as_secs_f64() })
+    }
+
+    /// The fields that shape the computation: a checkpoint resumes only
+    /// under the same ones (iterations, time limit, evaluation and
+    /// checkpoint cadence may change).
+    fn identity(config: &AzConfig) -> String {
+        let shaping = (config.seed, config.network, config.mcts, config.self_play, config.training);
+        serde_json::to_string(&shaping).unwrap_or_default()
+    }
+
+    /// Writes an atomic checkpoint: parameters, Adam state, the replay
+    /// buffer, the learner's RNG and the counters.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let params = self.trainer.params();
+        let mut w = CheckpointWriter::new().params(params);
+        for (name, values) in state_by_param(&self.trainer.adam, params)? {
+            w = w.tensor(&name, &[values.len()], values);
+        }
+        let replay = self.replay.save("replay");
+        for a in &replay.arrays {
+            w = w.tensor(&a.name, &a.dims, &a.values);
+        }
+        for (k, v) in replay.meta {
+            w = w.meta(&k, v);
+        }
+        let json = |v: &dyn erased::Json| v.json();
+        w.meta("task", "alphazero")
+            .meta("game", G::NAME)
+            .meta("network", network_label::<G>(&self.config))
+            .meta("identity", Self::identity(&self.config))
+            .meta("config", json(&self.config))
+            .meta("iteration", self.iteration.to_string())
+            .meta("adam_steps", self.trainer.adam.step_count().to_string())
+            .meta("totals", json(&self.totals))
+            .meta("rng", json(&self.rng))
+            .save(path)?;
+        Ok(())
+    }
+
+    /// The run saved at `path`, continued under `config` (which must shape
+    /// the computation as the saved run's did). A checkpoint of another
+    /// game or network shape is an error naming both.
+    pub fn resume(config: AzConfig, path: &Path) -> Result<Self> {
+        let ckpt = Checkpoint::load(path)?;
+        let resume_error = |what: String| RlError::Resume(format!("{}: {what}", path.display()));
+        let game = ckpt.require_meta("game")?;
+        if game != G::NAME {
+            return Err(resume_error(format!("the checkpoint is of game '{game}', this run plays '{}'", G::NAME)));
+        }
+        let saved_net = ckpt.require_meta("network")?;
+        let wanted = network_label::<G>(&config);
+        if saved_net != wanted {
+            return Err(resume_error(format!(
+                "the checkpoint holds network {saved_net}, the config asks for {wanted}"
+            )));
+        }
+        if ckpt.require_meta("identity")? != Self::identity(&config) {
+            return Err(resume_error(format!(
+                "the checkpoint was trained with {}, this config is {}; resume with the saved config.json",
+                ckpt.require_meta("identity")?,
+                Self::identity(&config)
+            )));
+        }
+        let mut run = Self::new(config)?;
+        ckpt.restore_params(&mut run.trainer.params)?;
+        load_state_by_param(&mut run.trainer.adam, &run.trainer.params, |k| ckpt.tensor(k))?;
+        let number = |key: &str| -> Result<u64> {
+            ckpt.require_meta(key)?.parse().map_err(|_| resume_error(format!("metadata '{key}' is not a number")))
+        };
+        run.trainer.adam.set_step_count(number("adam_steps")?);
+        run.iteration = number("iteration")?;
+        let source = CheckpointSource(&ckpt);
+        run.replay.restore(&source, "replay")?;
+        run.rng = restore_rng(&source, "rng")?;
+        run.totals = crate::state::read_meta(&source, "totals")?;
+        run.snapshot = Arc::new(run.trainer.params().clone());
+        for w in &mut run.workers {
+            w.set_params(run.snapshot.clone())?;
+        }
+        Ok(run)
+    }
+}
+
+/// "connect4 84-128x3-7": game, inputs, width, blocks, actions.
+fn network_label<G: Game>(config: &AzConfig) -> String {
+    let n = network_config::<G>(&config.network);
+    format!("{} {}-{}x{}-{}", G::NAME, n.inputs, n.width, n.blocks, n.policy)
+}
+
+/// A network player over a snapshot.
+pub fn net_player<G: Game + Default>(
+    net: &PolicyValueNet,
+    params: &Arc<Params>,
+    mcts: &MctsConfig,
+    simulations: u32,
+    seed: u64,
+) -> Result<MctsPlayer<G, NetEvaluator<G>>> {
+    check_network::<G>(net, params)?;
+    let config = MctsConfig { simulations, dirichlet_fraction: 0.0, ..*mcts };
+    MctsPlayer::new(&config, NetEvaluator::new(net, params.clone())?, &G::default(), seed)
+}
+
+/// A checkpoint as a [`StateSource`].
+struct CheckpointSource<'a>(&'a Checkpoint);
+
+impl StateSource for CheckpointSource<'_> {
+    fn array(&self, name: &str) -> Option<&[f32]> {
+        self.0.tensor(name)
+    }
+    fn meta(&self, key: &str) -> Option<&str> {
+        self.0.meta(key)
+    }
+}
+
+mod erased {
+    /// JSON of any serialisable value, for checkpoint metadata.
+    pub(super) trait Json {
+        fn json(&self) -> String;
+    }
+    impl<T: serde::Serialize> Json for T {
+        fn json(&self) -> String {
+            serde_json::to_string(self).expect("plain data always serialises")
+        }
+    }
+}

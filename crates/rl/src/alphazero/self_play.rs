@@ -1,0 +1,196 @@
+//! A self-play worker: many games advanced in lock step, their leaves
+//! evaluated in one batch, each finished game's positions labelled with
+//! its result.
+
+use super::{Positions, SelfPlayConfig};
+use crate::Result;
+use crate::mcts::{LeafBatch, MctsConfig, NetEvaluator, Search, sample_index, search_batched};
+use minnow_autodiff::Params;
+use minnow_envs::{Game, Turn};
+use minnow_nn::PolicyValueNet;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use std::sync::Arc;
+
+/// What a worker did in one call of [`SelfPlayWorker::play`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SelfPlayStats {
+    pub games: u64,
+    pub moves: u64,
+    pub simulations: u64,
+    /// Games won by player 0, drawn, won by player 1.
+    pub results: [u64; 3],
+}
+
+impl SelfPlayStats {
+    pub fn add(&mut self, o: &SelfPlayStats) {
+        self.games += o.games;
+        self.moves += o.moves;
+        self.simulations += o.simulations;
+        (0..3).for_each(|i| self.results[i] += o.results[i]);
+    }
+}
+
+/// The record of one game in flight (its search, whose root is the
+/// game, sits at the same index of `searches`).
+#[derive(Debug, Default)]
+struct Record {
+    obs: Vec<f32>,
+    policy: Vec<f32>,
+    movers: Vec<u8>,
+    moves: u32,
+    running: bool,
+}
+
+/// Plays self-play games with a network snapshot. The trees, the batch
+/// and the evaluator's tape persist between calls, so after the first
+/// games a simulation allocates nothing (recording a position appends to
+/// the game's record, which keeps its capacity between games).
+#[derive(Debug)]
+pub struct SelfPlayWorker<G: Game> {
+    config: SelfPlayConfig,
+    searches: Vec<Search<G>>,
+    slots: Vec<Record>,
+    batch: LeafBatch<G>,
+    eval: NetEvaluator<G>,
+    outcomes: Vec<f32>,
+    policy_row: Vec<f32>,
+}
+
+impl<G: Game + Default> SelfPlayWorker<G> {
+    pub fn new(net: &PolicyValueNet, params: Arc<Params>, mcts: &MctsConfig, config: &SelfPlayConfig) -> Result<Self> {
+        let start = new_game::<G>(0);
+        let searches = (0..config.parallel_games).map(|_| Search::new(mcts, &start)).collect::<Result<Vec<_>>>()?;
+        Ok(Self {
+            config: *config,
+            searches,
+            slots: (0..config.parallel_games).map(|_| Record::default()).collect(),
+            batch: LeafBatch::new(config.parallel_games * mcts.leaves_per_round as usize),
+            eval: NetEvaluator::new(net, params)?,
+            outcomes: vec![0.0; G::MAX_OUTCOMES.max(1)],
+            policy_row: vec![0.0; G::ACTIONS],
+        })
+    }
+
+    /// Swaps in a newer parameter snapshot.
+    pub fn set_params(&mut self, params: Arc<Params>) -> Result<()> {
+        self.eval.set_params(params)
+    }
+
+    /// Plays `games` whole games (game `i` seeded from `seed` and `i`),
+    /// appending every position to `out` in the order games finish, which
+    /// depends only on the seed: the run is deterministic.
+    pub fn play(&mut self, games: usize, seed: u64, out: &mut Positions) -> Result<SelfPlayStats> {
+        let mut rng = Pcg64Mcg::seed_from_u64(seed);
+        let mut stats = SelfPlayStats::default();
+        let mut started = 0;
+        for i in 0..self.slots.len() {
+            if started < games {
+                self.start_game(i, seed.wrapping_add(started as u64), &mut rng)?;
+                started += 1;
+            } else {
+                self.slots[i].running = false;
+            }
+        }
+        while self.slots.iter().any(|s| s.running) {
+            for (search, slot) in self.searches.iter_mut().zip(&self.slots) {
+                if slot.running {
+                    search.begin(true, &mut rng)?;
+                }
+            }
+            // Searches of finished slots were not begun: they report done.
+            search_batched(&mut self.searches, &mut self.batch, &mut self.eval, &mut rng);
+            for i in 0..self.slots.len() {
+                if !self.slots[i].running {
+                    continue;
+                }
+                stats.simulations += self.searches[i].simulations_done() as u64;
+                self.step(i, &mut rng)?;
+                stats.moves += 1;
+                if !self.slots[i].running {
+                    self.finish_game(i, out, &mut stats);
+                    if started < games {
+                        self.start_game(i, seed.wrapping_add(started as u64), &mut rng)?;
+                        started += 1;
+                    }
+                }
+            }
+        }
+        Ok(stats)
+    }
+
+    fn start_game(&mut self, i: usize, seed: u64, rng: &mut impl Rng) -> Result<()> {
+        let game = new_game::<G>(seed);
+        let (slot, search) = (&mut self.slots[i], &mut self.searches[i]);
+        search.reset(&game);
+        slot.obs.clear();
+        slot.policy.clear();
+        slot.movers.clear();
+        slot.moves = 0;
+        slot.running = true;
+        roll_dice(search, &mut self.outcomes, rng)?;
+        slot.running = matches!(search.root().turn(), Turn::Player(_));
+        Ok(())
+    }
+
+    /// Records the searched position and plays the chosen move (and any
+    /// dice after it).
+    fn step(&mut self, i: usize, rng: &mut impl Rng) -> Result<()> {
+        let (slot, search) = (&mut self.slots[i], &mut self.searches[i]);
+        let Turn::Player(mover) = search.root().turn() else {
+            slot.running = false;
+            return Ok(());
+        };
+        let start = slot.obs.len();
+        slot.obs.resize(start + G::OBSERVATION_SIZE, 0.0);
+        search.root().observe(&mut slot.obs[start..]);
+        search.visit_policy(&mut self.policy_row);
+        slot.policy.extend_from_slice(&self.policy_row);
+        slot.movers.push(mover as u8);
+        let t = if slot.moves < self.config.temperature_moves {
+            self.config.temperature
+        } else {
+            self.config.final_temperature
+        };
+        let action = search.choose_action(t, rng)?;
+        search.apply(action)?;
+        slot.moves += 1;
+        roll_dice(search, &mut self.outcomes, rng)?;
+        slot.running = matches!(search.root().turn(), Turn::Player(_)) && slot.moves < self.config.max_moves;
+        Ok(())
+    }
+
+    fn finish_game(&mut self, i: usize, out: &mut Positions, stats: &mut SelfPlayStats) {
+        let slot = &self.slots[i];
+        let root = self.searches[i].root();
+        let result0 = root.outcome(0).map_or(0.0, |r| r.clamp(-1.0, 1.0));
+        stats.games += 1;
+        stats.results[if result0 > 0.0 {
+            0
+        } else if result0 < 0.0 {
+            2
+        } else {
+            1
+        }] += 1;
+        out.obs.extend_from_slice(&slot.obs);
+        out.policy.extend_from_slice(&slot.policy);
+        out.value.extend(slot.movers.iter().map(|&m| if m == 0 { result0 } else { -result0 }));
+    }
+}
+
+/// A game in its start position.
+pub(crate) fn new_game<G: Game + Default>(seed: u64) -> G {
+    let mut g = G::default();
+    g.reset(seed);
+    g
+}
+
+/// Resolves chance nodes at the root with draws from their probabilities.
+pub(crate) fn roll_dice<G: Game>(search: &mut Search<G>, outcomes: &mut [f32], rng: &mut impl Rng) -> Result<()> {
+    while search.root().turn() == Turn::Chance {
+        let n = search.root().chance_outcomes(outcomes);
+        let o = sample_index(&outcomes[..n], rng);
+        search.apply_chance(o)?;
+    }
+    Ok(())
+}

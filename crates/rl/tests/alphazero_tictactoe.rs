@@ -1,0 +1,130 @@
+//! AlphaZero on tic-tac-toe: a short seeded run that learns to never lose
+//! to the exact solver or to random play; exact resume; bad input.
+
+use minnow_envs::TicTacToe;
+use minnow_envs::tictactoe::best_moves;
+use minnow_rl::RlError;
+use minnow_rl::alphazero::{AzConfig, AzRun, FnPlayer, MatchResult, RandomPlayer, play_match};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use std::time::Instant;
+
+/// The solver as a player: a uniformly drawn move among those that keep
+/// the minimax value, so the games cover many perfect lines.
+fn minimax(seed: u64) -> impl FnMut(&TicTacToe) -> usize {
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    move |game| {
+        let best = best_moves(game);
+        let options: Vec<usize> = (0..9).filter(|c| best >> c & 1 == 1).collect();
+        options[rng.random_range(0..options.len())]
+    }
+}
+
+fn vs_random(run: &AzRun<TicTacToe>, sims: u32, games: usize, seed: u64) -> MatchResult {
+    let me = |s| run.player(sims, s);
+    let random = |s| Ok(RandomPlayer::new::<TicTacToe>(s));
+    play_match(&me, &random, games, seed, 2, 100).unwrap()
+}
+
+#[test]
+fn tictactoe_learns_to_never_lose() {
+    let started = Instant::now();
+    let mut run = AzRun::<TicTacToe>::new(AzConfig::tictactoe()).unwrap();
+    // The untrained network with a tiny search, as the learning baseline.
+    let before = vs_random(&run, 2, 400, 7);
+    let mut last = None;
+    for _ in 0..run.config().iterations {
+        last = Some(run.iterate().unwrap());
+    }
+    let last = last.unwrap();
+    let trained_for = started.elapsed();
+    let after = vs_random(&run, 2, 400, 7);
+    eprintln!(
+        "tictactoe: {} iterations, {} games, {} updates in {:.1} s; loss policy {:.3} value {:.3}",
+        run.iteration(),
+        run.totals().games,
+        run.totals().updates,
+        trained_for.as_secs_f64(),
+        last.loss.policy,
+        last.loss.value
+    );
+    eprintln!("2 simulations vs random: before {before}, after {after}");
+    assert!(
+        after.score() > before.score() + 0.1 && after.losses * 4 < before.losses.max(4),
+        "no learning: before {before}, after {after}"
+    );
+
+    let sims = run.config().eval.simulations;
+    let random = vs_random(&run, sims, 1000, 11);
+    let me = |s| run.player(sims, s);
+    let solver = |s| Ok(FnPlayer(minimax(s)));
+    let perfect = play_match(&me, &solver, 1000, 13, 2, 100).unwrap();
+    eprintln!("{sims} simulations: vs random {random}; vs minimax {perfect}");
+    assert_eq!(random.losses, 0, "lost to random: {random}");
+    assert_eq!(perfect.losses, 0, "lost to minimax: {perfect}");
+    assert_eq!(perfect.wins, 0, "beat a perfect player?! {perfect}");
+}
+
+fn small() -> AzConfig {
+    let mut c = AzConfig::tictactoe();
+    c.iterations = 3;
+    c.self_play.games_per_iteration = 16;
+    c.self_play.parallel_games = 8;
+    c.training.min_replay = 32;
+    c.training.steps_per_iteration = 5;
+    c.training.batch = 32;
+    c
+}
+
+#[test]
+fn a_resumed_run_continues_bit_for_bit() {
+    let dir = std::env::temp_dir().join(format!("minnow-az-resume-{}", std::process::id()));
+    let path = dir.join("checkpoint.safetensors");
+    let mut straight = AzRun::<TicTacToe>::new(small()).unwrap();
+    for _ in 0..3 {
+        straight.iterate().unwrap();
+    }
+    let mut first = AzRun::<TicTacToe>::new(small()).unwrap();
+    first.iterate().unwrap();
+    first.iterate().unwrap();
+    first.save(&path).unwrap();
+    drop(first);
+    let mut resumed = AzRun::<TicTacToe>::resume(small(), &path).unwrap();
+    assert_eq!(resumed.iteration(), 2);
+    resumed.iterate().unwrap();
+    assert_eq!(resumed.totals().games, straight.totals().games);
+    assert_eq!(resumed.replay().pushed(), straight.replay().pushed());
+    assert!(resumed.snapshot().values() == straight.snapshot().values(), "parameters differ after resuming");
+
+    // Another network shape, another seed, another game: clear errors.
+    let mut wider = small();
+    wider.network.width = 64;
+    let err = AzRun::<TicTacToe>::resume(wider, &path).unwrap_err().to_string();
+    assert!(err.contains("network") && err.contains("18-48x1-9") && err.contains("18-64x1-9"), "{err}");
+    let mut reseeded = small();
+    reseeded.seed = 99;
+    let err = AzRun::<TicTacToe>::resume(reseeded, &path).unwrap_err().to_string();
+    assert!(err.contains("trained with"), "{err}");
+    let err = AzRun::<minnow_envs::ConnectFour>::resume(small(), &path).unwrap_err().to_string();
+    assert!(err.contains("tictactoe") && err.contains("connect4"), "{err}");
+    let err = AzRun::<TicTacToe>::resume(small(), &dir.join("missing.safetensors")).unwrap_err();
+    assert!(matches!(err, RlError::Network(_)), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_configs_are_clear_errors() {
+    let mut c = AzConfig::tictactoe();
+    c.mcts.simulations = 0;
+    let err = AzRun::<TicTacToe>::new(c).unwrap_err().to_string();
+    assert!(err.contains("simulations") && err.contains("found 0"), "{err}");
+    let mut c = AzConfig::tictactoe();
+    c.self_play.temperature = -0.5;
+    let err = AzRun::<TicTacToe>::new(c).unwrap_err().to_string();
+    assert!(err.contains("temperature") && err.contains("-0.5"), "{err}");
+    let mut c = AzConfig::tictactoe();
+    c.training.lr = f32::NAN;
+    assert!(AzRun::<TicTacToe>::new(c).unwrap_err().to_string().contains("lr"));
+    let err = serde_json::from_str::<AzConfig>(r#"{"mcts": {"simulatoins": 5}}"#).unwrap_err().to_string();
+    assert!(err.contains("simulatoins"), "{err}");
+}
