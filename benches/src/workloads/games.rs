@@ -8,7 +8,7 @@
 //! game is reset at once with the next seed.
 
 use crate::{Work, Workload};
-use minnow_envs::{ConnectFour, Game, Turn};
+use minnow_envs::{Backgammon, BackgammonConfig, ConnectFour, Game, Turn};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -90,6 +90,11 @@ pub fn connect4() -> GameSteps<ConnectFour> {
     GameSteps::new(ConnectFour::new())
 }
 
+pub fn backgammon() -> GameSteps<Backgammon> {
+    GameSteps::new(Backgammon::new(BackgammonConfig::default()))
+}
+
 pub fn register(list: &mut Vec<Box<dyn Workload>>) {
     list.push(Box::new(connect4()));
+    list.push(Box::new(backgammon()));
 }

@@ -15,6 +15,14 @@ pub enum EnvError {
     IllegalMove { game: &'static str, action: usize },
     #[error("{game}: expected {expected}, but the game state is {found}")]
     WrongTurn { game: &'static str, expected: &'static str, found: &'static str },
+    #[error("{game}: chance outcome {outcome} is out of range 0..{outcomes}")]
+    OutcomeOutOfRange { game: &'static str, outcome: usize, outcomes: usize },
+    #[error("{game}: a die shows {die}, expected 1 to 6")]
+    InvalidDie { game: &'static str, die: u8 },
+    #[error("{game}: player {player} has {found} checkers on the points, the bar and off, expected 15")]
+    CheckerCount { game: &'static str, player: usize, found: u32 },
+    #[error("{game}: invalid position: {problem}")]
+    InvalidPosition { game: &'static str, problem: &'static str },
     #[error("{env} config: {field} must be {expected}, found {found}")]
     InvalidConfig { env: &'static str, field: &'static str, expected: &'static str, found: f64 },
     #[error("cube2: state index {index} is out of range 0..{count}")]

@@ -2,13 +2,15 @@
 //! the 2x2x2 cube with an exact distance table and optimal-move oracle
 //! ([`cube2`]), 2048 ([`game2048`]) and CartPole ([`cartpole`]); and
 //! two-player games for self-play search behind the [`Game`] trait:
-//! tic-tac-toe with an exact minimax solver ([`tictactoe`]) and connect four
-//! on bitboards ([`connect4`]).
+//! tic-tac-toe with an exact minimax solver ([`tictactoe`]), connect four
+//! on bitboards ([`connect4`]) and backgammon with dice as chance nodes and
+//! pgx's 156 single-die micro-actions ([`backgammon`]).
 //!
 //! States are plain data (cloning copies a few dozen bytes), observations
 //! are written into the caller's buffer, and stepping allocates nothing.
 //! Every random draw comes from a `rand_pcg` generator seeded by `reset`.
 
+pub mod backgammon;
 pub mod cartpole;
 pub mod connect4;
 pub mod cube2;
@@ -18,6 +20,7 @@ mod game;
 pub mod game2048;
 pub mod tictactoe;
 
+pub use backgammon::{Backgammon, BackgammonConfig};
 pub use cartpole::{CartPole, CartPoleConfig};
 pub use connect4::ConnectFour;
 pub use cube2::{Cube2, Cube2Config, CubeDistances, CubeState};

@@ -3,8 +3,8 @@
 
 use minnow_arena::{CountingAlloc, count_allocations};
 use minnow_envs::{
-    BoardEncoding, CartPole, CartPoleConfig, ConnectFour, Cube2, Cube2Config, CubeDistances, CubeState, Env, Game,
-    Game2048, Game2048Config, TicTacToe, Turn,
+    Backgammon, BoardEncoding, CartPole, CartPoleConfig, ConnectFour, Cube2, Cube2Config, CubeDistances, CubeState,
+    Env, Game, Game2048, Game2048Config, TicTacToe, Turn,
 };
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -126,4 +126,9 @@ fn tictactoe_allocates_nothing() {
 #[test]
 fn connect4_allocates_nothing() {
     assert_game_allocates_nothing(ConnectFour::new());
+}
+
+#[test]
+fn backgammon_allocates_nothing() {
+    assert_game_allocates_nothing(Backgammon::default());
 }
