@@ -1,6 +1,7 @@
 /// What a caller can get wrong: a configuration value out of range, a
 /// transition or batch of the wrong shape, a minibatch larger than what is
-/// stored, or saved state that does not fit the receiver.
+/// stored, saved state that does not fit the receiver; and what can go
+/// wrong while learning (a network or environment error, divergence).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum RlError {
     #[error("{config}.{field}: expected {expected}, found {found}")]
@@ -23,6 +24,16 @@ pub enum RlError {
     Index { index: u32, len: usize },
     #[error("restore '{name}': {detail}")]
     State { name: String, detail: String },
+    #[error(transparent)]
+    Network(#[from] minnow_autodiff::Error),
+    #[error(transparent)]
+    Optimizer(#[from] minnow_optim::OptimError),
+    #[error(transparent)]
+    Env(#[from] minnow_envs::EnvError),
+    #[error("training diverged at update {update}: the loss is {loss}; lower the learning rate or clip gradients")]
+    Diverged { update: u64, loss: f32 },
+    #[error("{0}")]
+    Resume(String),
 }
 
 pub type Result<T, E = RlError> = std::result::Result<T, E>;

@@ -16,6 +16,7 @@
 
 pub mod alphazero;
 mod batch;
+pub mod dqn;
 mod epsilon;
 mod error;
 pub mod mcts;

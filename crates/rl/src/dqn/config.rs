@@ -1,0 +1,165 @@
+//! Every DQN hyperparameter, with documented defaults and validation.
+
+use super::CurriculumConfig;
+use crate::{Check, EpsilonSchedule, MAX_N, Result};
+use serde::{Deserialize, Serialize};
+
+/// How the target network follows the online one.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TargetUpdate {
+    /// Copy the online weights every `every` gradient updates.
+    Hard { every: u64 },
+    /// After every update, `target = tau * online + (1 - tau) * target`.
+    Polyak { tau: f32 },
+}
+
+/// A DQN learner and its acting loop. The defaults are a sound start for
+/// small discrete tasks (they solve CartPole); the tasks' own presets live
+/// beside them (`DqnConfig::cartpole()`, `::cube()`, `::game2048()`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DqnConfig {
+    pub seed: u64,
+    /// Hidden layer widths of the Q network (ReLU after each).
+    pub hidden: Vec<usize>,
+    /// LayerNorm before each hidden ReLU.
+    pub layer_norm: bool,
+    /// Dueling head: Q = V + A - mean A.
+    pub dueling: bool,
+    /// Double DQN: the online network picks the next action, the target scores it.
+    pub double: bool,
+    /// Discount per step, in [0, 1].
+    pub gamma: f32,
+    /// Rewards summed per transition, 1..=5.
+    pub n_step: usize,
+    pub batch_size: usize,
+    pub replay_capacity: usize,
+    /// Prioritized replay (proportional, sum tree) instead of uniform.
+    pub prioritized: bool,
+    /// Priority exponent (0 uniform .. 1 proportional).
+    pub per_alpha: f32,
+    /// Importance-sampling exponent at the first update, annealed to 1 by the last.
+    pub per_beta_start: f32,
+    /// Environments stepped together, one batched forward pass per step.
+    pub num_envs: usize,
+    /// Environment steps (over all envs) before the first update.
+    pub learning_starts: u64,
+    /// Gradient updates after each vector step (of `num_envs` env steps).
+    pub updates_per_step: usize,
+    /// Adam learning rate and epsilon.
+    pub lr: f32,
+    pub adam_eps: f32,
+    /// Clip the gradient's global L2 norm to this (0: no clipping).
+    pub max_grad_norm: f32,
+    pub huber_delta: f32,
+    pub target: TargetUpdate,
+    /// Exploration rate as a function of environment steps.
+    pub epsilon: EpsilonSchedule,
+    /// Raise the task's difficulty as the agent succeeds (for the cube:
+    /// the scramble depth); `None` keeps the environment's own starts.
+    pub curriculum: Option<CurriculumConfig>,
+    /// Training length in environment steps.
+    pub env_steps: u64,
+    /// Environment steps between evaluations and between checkpoints. At
+    /// each checkpoint boundary every running episode is cut (a time-limit
+    /// truncation, bootstrapped), so a resumed run continues exactly.
+    pub eval_every: u64,
+    pub checkpoint_every: u64,
+}
+
+impl Default for DqnConfig {
+    fn default() -> Self {
+        Self {
+            seed: 0,
+            hidden: vec![128, 128],
+            layer_norm: false,
+            dueling: true,
+            double: true,
+            gamma: 0.99,
+            n_step: 3,
+            batch_size: 64,
+            replay_capacity: 100_000,
+            prioritized: false,
+            per_alpha: 0.6,
+            per_beta_start: 0.4,
+            num_envs: 8,
+            learning_starts: 1_000,
+            updates_per_step: 1,
+            lr: 1e-3,
+            adam_eps: 1e-8,
+            max_grad_norm: 10.0,
+            huber_delta: 1.0,
+            target: TargetUpdate::Polyak { tau: 0.01 },
+            epsilon: EpsilonSchedule::Linear { start: 1.0, end: 0.01, steps: 20_000 },
+            curriculum: None,
+            env_steps: 100_000,
+            eval_every: 10_000,
+            checkpoint_every: 50_000,
+        }
+    }
+}
+
+impl DqnConfig {
+    /// An error naming the first field out of range.
+    pub fn validate(&self) -> Result<()> {
+        let check = Check("DqnConfig");
+        if self.hidden.is_empty() || self.hidden.contains(&0) {
+            return Err(check.count("hidden", "one or more layer widths > 0", 0));
+        }
+        check.unit_closed("gamma", self.gamma)?;
+        check.count_in("n_step", "a value in 1..=5", self.n_step as u64, 1, MAX_N as u64)?;
+        check.count_in("batch_size", "a value >= 1", self.batch_size as u64, 1, u64::MAX)?;
+        let capacity = self.replay_capacity as u64;
+        check.count_in("replay_capacity", "at least batch_size", capacity, self.batch_size as u64, u64::MAX)?;
+        check.count_in(
+            "learning_starts",
+            "in batch_size..=replay_capacity",
+            self.learning_starts,
+            self.batch_size as u64,
+            capacity,
+        )?;
+        check.unit_closed("per_alpha", self.per_alpha)?;
+        check.unit_closed("per_beta_start", self.per_beta_start)?;
+        check.count_in("num_envs", "a value in 1..=4096", self.num_envs as u64, 1, 4096)?;
+        check.count_in("updates_per_step", "a value in 0..=64", self.updates_per_step as u64, 0, 64)?;
+        check.positive("lr", self.lr)?;
+        check.positive("adam_eps", self.adam_eps)?;
+        if !(self.max_grad_norm >= 0.0 && self.max_grad_norm.is_finite()) {
+            return Err(crate::RlError::InvalidValue {
+                config: "DqnConfig",
+                field: "max_grad_norm",
+                expected: "a finite value >= 0 (0: no clipping)",
+                found: self.max_grad_norm,
+            });
+        }
+        check.positive("huber_delta", self.huber_delta)?;
+        match self.target {
+            TargetUpdate::Hard { every } => check.count_in("target.every", "a value >= 1", every, 1, u64::MAX)?,
+            TargetUpdate::Polyak { tau } => check.fraction("target.tau", tau)?,
+        }
+        self.epsilon.validate()?;
+        if let Some(curriculum) = &self.curriculum {
+            curriculum.validate()?;
+        }
+        check.count_in("env_steps", "a value >= 1", self.env_steps, 1, u64::MAX)?;
+        check.count_in("eval_every", "a value >= 1", self.eval_every, 1, u64::MAX)?;
+        check.count_in("checkpoint_every", "a value >= 1", self.checkpoint_every, 1, u64::MAX)?;
+        Ok(())
+    }
+
+    /// What must match for a checkpoint to resume under this config: the
+    /// network's shape and the replay's layout.
+    pub fn identity(&self) -> String {
+        format!(
+            "hidden {:?}, layer_norm {}, dueling {}, replay {} ({}), n_step {}, num_envs {}",
+            self.hidden,
+            self.layer_norm,
+            self.dueling,
+            self.replay_capacity,
+            if self.prioritized { "prioritized" } else { "uniform" },
+            self.n_step,
+            self.num_envs
+        )
+    }
+}

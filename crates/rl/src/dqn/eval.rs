@@ -1,0 +1,156 @@
+//! Greedy evaluations of a learner, batched: every game of a set advances
+//! one move per forward pass. None of them touches the learner's training
+//! state (they use their own tape and no random draws of the learner).
+
+use super::{DqnEnv, DqnLearner};
+use crate::Result;
+use minnow_envs::{Cube2, Cube2Config, CubeDistances, Env, Game2048};
+use serde::Serialize;
+
+/// How one greedy episode went.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Outcome {
+    pub steps: u32,
+    pub ret: f32,
+    /// [`DqnEnv::succeeded`] on the last step (false if the budget ran out).
+    pub success: bool,
+    pub over: bool,
+}
+
+/// Plays every env greedily, all in one batch, until its episode is over
+/// or it has made `budget` moves.
+pub fn play_greedy<E: DqnEnv>(learner: &mut DqnLearner, envs: &mut [E], budget: usize) -> Result<Vec<Outcome>> {
+    let n = envs.len();
+    let o = envs.first().map_or(0, |e| e.observation_size());
+    let mut outcomes = vec![Outcome::default(); n];
+    let mut active: Vec<usize> = (0..n).filter(|&i| !envs[i].is_over()).collect();
+    let (mut obs, mut masks, mut actions) = (vec![0.0; n * o], vec![0u64; n], vec![0u32; n]);
+    for _ in 0..budget {
+        if active.is_empty() {
+            break;
+        }
+        for (row, &i) in active.iter().enumerate() {
+            envs[i].observe(&mut obs[row * o..(row + 1) * o]);
+            masks[row] = envs[i].legal_mask();
+        }
+        let rows = active.len();
+        learner.greedy(&obs[..rows * o], &masks[..rows], &mut actions[..rows])?;
+        for (row, &i) in active.iter().enumerate() {
+            let step = envs[i].step(actions[row] as usize)?;
+            let outcome = &mut outcomes[i];
+            outcome.steps += 1;
+            outcome.ret += step.reward;
+            if step.is_over() {
+                outcome.over = true;
+                outcome.success = envs[i].succeeded(&step);
+            }
+        }
+        active.retain(|&i| !outcomes[i].over);
+    }
+    Ok(outcomes)
+}
+
+/// Greedy solving of cube positions at one true (optimal) distance.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct CubeDistanceResult {
+    pub distance: usize,
+    pub positions: usize,
+    /// Share solved within `distance` moves (that is, optimally).
+    pub solved_within_d: f64,
+    /// Share solved within `2 * distance` moves.
+    pub solved_within_2d: f64,
+    /// Mean moves beyond optimal over the positions solved within 2d.
+    pub mean_excess: f64,
+}
+
+/// Solve rates at each true distance in `distances`, over the fixed seeded
+/// set of `per_distance` positions per distance drawn from the BFS table
+/// ([`CubeDistances::evaluation_set`]), with a move budget of 2d.
+pub fn evaluate_cube(
+    learner: &mut DqnLearner,
+    distances: impl IntoIterator<Item = usize>,
+    per_distance: usize,
+    seed: u64,
+) -> Result<Vec<CubeDistanceResult>> {
+    let table = CubeDistances::get();
+    let mut results = Vec::new();
+    for d in distances {
+        let states = table.evaluation_set(d, per_distance, seed)?;
+        let prototype = Cube2::new(Cube2Config { max_steps: 2 * d.max(1), ..Cube2Config::default() })?;
+        let mut envs: Vec<Cube2> = states
+            .iter()
+            .map(|&s| {
+                let mut env = prototype.clone();
+                env.reset_to(s);
+                env
+            })
+            .collect();
+        let outcomes = play_greedy(learner, &mut envs, 2 * d)?;
+        let solved: Vec<u32> = outcomes.iter().filter(|o| o.success).map(|o| o.steps).collect();
+        let share = |k: usize| k as f64 / per_distance.max(1) as f64;
+        results.push(CubeDistanceResult {
+            distance: d,
+            positions: per_distance,
+            solved_within_d: share(solved.iter().filter(|&&s| s as usize <= d).count()),
+            solved_within_2d: share(solved.len()),
+            mean_excess: if solved.is_empty() {
+                f64::NAN
+            } else {
+                solved.iter().map(|&s| s as f64 - d as f64).sum::<f64>() / solved.len() as f64
+            },
+        });
+    }
+    Ok(results)
+}
+
+/// Greedy play of seeded 2048 games to the end.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Game2048Result {
+    pub games: usize,
+    pub mean_score: f64,
+    pub mean_moves: f64,
+    /// `(tile, share of games whose largest tile is exactly it)`, ascending.
+    pub max_tiles: Vec<(u32, f64)>,
+    /// Share of games reaching at least 512, 1024 and 2048.
+    pub reached_512: f64,
+    pub reached_1024: f64,
+    pub reached_2048: f64,
+}
+
+/// Plays `games` games (seeds derived from `seed`) greedily to the end.
+pub fn evaluate_2048(
+    learner: &mut DqnLearner,
+    prototype: &Game2048,
+    games: usize,
+    seed: u64,
+) -> Result<Game2048Result> {
+    let mut envs: Vec<Game2048> = (0..games)
+        .map(|k| {
+            let mut env = prototype.clone();
+            env.reset(super::task::splitmix(seed ^ super::task::splitmix(k as u64)));
+            env
+        })
+        .collect();
+    play_greedy(learner, &mut envs, usize::MAX)?;
+    let n = games.max(1) as f64;
+    let share = |f: &dyn Fn(&Game2048) -> bool| envs.iter().filter(|e| f(e)).count() as f64 / n;
+    let mut tiles: Vec<u32> = envs.iter().map(|e| e.board().max_tile()).collect();
+    tiles.sort_unstable();
+    let mut max_tiles: Vec<(u32, f64)> = Vec::new();
+    for t in tiles {
+        match max_tiles.last_mut() {
+            Some((tile, count)) if *tile == t => *count += 1.0,
+            _ => max_tiles.push((t, 1.0)),
+        }
+    }
+    max_tiles.iter_mut().for_each(|(_, c)| *c /= n);
+    Ok(Game2048Result {
+        games,
+        mean_score: envs.iter().map(|e| e.score() as f64).sum::<f64>() / n,
+        mean_moves: envs.iter().map(|e| e.moves() as f64).sum::<f64>() / n,
+        max_tiles,
+        reached_512: share(&|e| e.board().max_tile() >= 512),
+        reached_1024: share(&|e| e.board().max_tile() >= 1024),
+        reached_2048: share(&|e| e.board().max_tile() >= 2048),
+    })
+}

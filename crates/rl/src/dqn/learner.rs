@@ -1,0 +1,210 @@
+//! One DQN gradient update: sample, bootstrap from the target network
+//! (double or plain, over legal next actions), Huber loss weighted by
+//! importance weights, clip, Adam, new priorities, target update.
+
+use super::{DqnConfig, Memory, QNetwork, TargetUpdate};
+use crate::{Batch, ReplayConfig, Result, RlError};
+use minnow_autodiff::{Params, Tape};
+use minnow_optim::{Adam, AdamConfig, Optimizer, clip_grad_norm};
+use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+
+/// What one update measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct UpdateStats {
+    pub loss: f32,
+    /// Mean Q of the actions taken in the batch.
+    pub mean_q: f32,
+}
+
+/// The online and target networks, their optimiser and the replay memory.
+/// After construction an update allocates nothing.
+#[derive(Debug)]
+pub struct DqnLearner {
+    pub(crate) config: DqnConfig,
+    pub(crate) net: QNetwork,
+    pub(crate) online: Params,
+    pub(crate) target: Params,
+    pub(crate) adam: Adam,
+    pub(crate) memory: Memory,
+    replay: ReplayConfig,
+    pub(crate) rng: Pcg64Mcg,
+    pub(crate) updates: u64,
+    tape: Tape,
+    eval_tape: Tape,
+    batch: Batch,
+    next_actions: Vec<u32>,
+    targets: Vec<f32>,
+    td_errors: Vec<f32>,
+}
+
+impl DqnLearner {
+    /// A learner for observations of `obs_size` floats and `actions`
+    /// actions; `masked` stores each next state's legal actions (for envs
+    /// where some actions can be illegal). `total_updates` is how far PER's
+    /// beta anneals.
+    pub fn new(config: &DqnConfig, obs_size: usize, actions: usize, masked: bool, total_updates: u64) -> Result<Self> {
+        config.validate()?;
+        if actions == 0 || actions > 64 {
+            return Err(RlError::InvalidCount {
+                config: "DqnLearner",
+                field: "actions",
+                expected: "a value in 1..=64",
+                found: actions as u64,
+            });
+        }
+        let mut rng = Pcg64Mcg::seed_from_u64(config.seed ^ 0x05ee_d0fd_9e10);
+        let mut online = Params::new();
+        let net = QNetwork::init(
+            &mut online,
+            obs_size,
+            &config.hidden,
+            actions,
+            config.layer_norm,
+            config.dueling,
+            &mut rng,
+        )?;
+        let target = online.clone();
+        let adam = AdamConfig { lr: config.lr, eps: config.adam_eps, ..AdamConfig::default() }.build(&online)?;
+        let replay = ReplayConfig {
+            store_next_mask: masked,
+            ..ReplayConfig::new(config.replay_capacity, obs_size, actions as u32)
+        };
+        let per = config.prioritized.then_some((config.per_alpha, config.per_beta_start, total_updates.max(1)));
+        let memory = Memory::build(replay, per)?;
+        let b = config.batch_size;
+        Ok(Self {
+            config: config.clone(),
+            batch: memory.batch(b),
+            net,
+            online,
+            target,
+            adam,
+            memory,
+            replay,
+            rng,
+            updates: 0,
+            tape: Tape::new(),
+            eval_tape: Tape::new(),
+            next_actions: vec![0; b],
+            targets: vec![0.0; b],
+            td_errors: vec![0.0; b],
+        })
+    }
+
+    pub fn network(&self) -> &QNetwork {
+        &self.net
+    }
+
+    /// The online network's parameters (what acts and what is evaluated).
+    pub fn params(&self) -> &Params {
+        &self.online
+    }
+
+    /// The replay layout (what n-step accumulators feeding it must match).
+    pub fn replay_config(&self) -> ReplayConfig {
+        self.replay
+    }
+
+    pub fn memory(&self) -> &Memory {
+        &self.memory
+    }
+
+    pub fn memory_mut(&mut self) -> &mut Memory {
+        &mut self.memory
+    }
+
+    pub fn updates(&self) -> u64 {
+        self.updates
+    }
+
+    /// Greedy actions of the online network for `masks.len()` rows of `obs`.
+    pub fn greedy(&mut self, obs: &[f32], masks: &[u64], out: &mut [u32]) -> Result<()> {
+        Ok(self.net.greedy(&mut self.eval_tape, &self.online, obs, masks, out)?)
+    }
+
+    /// One gradient update on a fresh minibatch.
+    pub fn update(&mut self) -> Result<UpdateStats> {
+        let b = self.config.batch_size;
+        self.memory.sample_into(b, self.updates, &mut self.rng, &mut self.batch)?;
+        self.bootstrap_targets()?;
+
+        self.online.zero_grads();
+        let weights = self.memory.is_prioritized().then(|| self.batch.weights());
+        let (loss, mean_q) = {
+            let mut g = self.tape.graph(&mut self.online);
+            let x = g.input(&[b, self.net.inputs()], self.batch.obs())?;
+            let q = self.net.forward(&mut g, x)?;
+            let q_taken = g.gather_cols(q, self.batch.actions())?;
+            let loss = g.huber(q_taken, &self.targets, self.config.huber_delta, weights)?;
+            let mut sum_q = 0.0;
+            for ((td, &q), &y) in self.td_errors.iter_mut().zip(g.value(q_taken)).zip(&self.targets) {
+                *td = q - y;
+                sum_q += q;
+            }
+            let value = g.scalar(loss);
+            if !value.is_finite() {
+                return Err(RlError::Diverged { update: self.updates, loss: value });
+            }
+            g.backward(loss)?;
+            (value, sum_q / b as f32)
+        };
+        if self.config.max_grad_norm > 0.0 {
+            clip_grad_norm(&mut self.online, self.config.max_grad_norm);
+        }
+        self.adam.step(&mut self.online)?;
+        self.memory.update_priorities(self.batch.indices(), &self.td_errors)?;
+        self.updates += 1;
+        match self.config.target {
+            TargetUpdate::Hard { every } if self.updates.is_multiple_of(every) => {
+                self.target.copy_values_from(&self.online)?
+            }
+            TargetUpdate::Hard { .. } => {}
+            TargetUpdate::Polyak { tau } => self.target.blend_values_from(&self.online, tau)?,
+        }
+        Ok(UpdateStats { loss, mean_q })
+    }
+
+    /// `targets = r + (1 - done) * discount * Q_target(s', a*)`, with `a*`
+    /// the online network's choice (double DQN) or the target's own, over
+    /// the legal actions of `s'`.
+    fn bootstrap_targets(&mut self) -> Result<()> {
+        let (b, actions, inputs) = (self.config.batch_size, self.net.actions(), self.net.inputs());
+        let masks = self.batch.next_mask();
+        let legal = |r: usize| -> u64 {
+            if masks.is_empty() {
+                u64::MAX >> (64 - actions)
+            } else {
+                masks[r * actions..(r + 1) * actions]
+                    .iter()
+                    .enumerate()
+                    .fold(0, |m, (a, &v)| m | ((v > 0.5) as u64) << a)
+            }
+        };
+        if self.config.double {
+            let mut g = self.eval_tape.inference(&self.online);
+            let x = g.input(&[b, inputs], self.batch.next_obs())?;
+            let q = self.net.forward(&mut g, x)?;
+            let q = g.value(q);
+            for r in 0..b {
+                let row = &q[r * actions..(r + 1) * actions];
+                self.next_actions[r] = super::masked_argmax(row, legal(r)).map_or(u32::MAX, |(a, _)| a as u32);
+            }
+        }
+        let mut g = self.eval_tape.inference(&self.target);
+        let x = g.input(&[b, inputs], self.batch.next_obs())?;
+        let q = self.net.forward(&mut g, x)?;
+        let q = g.value(q);
+        let (rewards, dones, discounts) = (self.batch.rewards(), self.batch.dones(), self.batch.discounts());
+        for r in 0..b {
+            let row = &q[r * actions..(r + 1) * actions];
+            let next_value = if self.config.double {
+                row.get(self.next_actions[r] as usize).copied().unwrap_or(0.0)
+            } else {
+                super::masked_argmax(row, legal(r)).map_or(0.0, |(_, v)| v)
+            };
+            self.targets[r] = rewards[r] + (1.0 - dones[r]) * discounts[r] * next_value;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,124 @@
+//! The Q network: an MLP trunk (Linear, optional LayerNorm, ReLU) and a
+//! plain or dueling head, plus batched greedy action selection.
+
+use minnow_autodiff::{Graph, ParamId, Params, Tape, Var};
+use minnow_nn::{DuelingHead, DuelingHeadConfig, LayerNorm, LayerNormConfig, Linear, LinearConfig, Module};
+use rand::Rng;
+
+#[derive(Clone, Debug, PartialEq)]
+enum Head {
+    Plain(Linear),
+    Dueling(DuelingHead),
+}
+
+/// `obs [B, inputs] -> q [B, actions]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QNetwork {
+    hidden: Vec<(Linear, Option<LayerNorm>)>,
+    head: Head,
+    inputs: usize,
+    actions: usize,
+}
+
+impl QNetwork {
+    /// Parameters `q.<i>`, `q.norm<i>`, and `q.head` or `q.value`/`q.advantage`.
+    pub fn init(
+        params: &mut Params,
+        inputs: usize,
+        hidden: &[usize],
+        actions: usize,
+        layer_norm: bool,
+        dueling: bool,
+        rng: &mut impl Rng,
+    ) -> minnow_autodiff::Result<Self> {
+        let mut layers = Vec::new();
+        let mut width = inputs;
+        for (i, &h) in hidden.iter().enumerate() {
+            let linear = LinearConfig::new(width, h).init(params, &format!("q.{i}"), rng)?;
+            let norm =
+                if layer_norm { Some(LayerNormConfig::new(h).init(params, &format!("q.norm{i}"))?) } else { None };
+            layers.push((linear, norm));
+            width = h;
+        }
+        let head = if dueling {
+            Head::Dueling(DuelingHeadConfig { inputs: width, actions }.init(params, "q", rng)?)
+        } else {
+            Head::Plain(LinearConfig::new(width, actions).init(params, "q.head", rng)?)
+        };
+        Ok(Self { hidden: layers, head, inputs, actions })
+    }
+
+    pub fn inputs(&self) -> usize {
+        self.inputs
+    }
+
+    pub fn actions(&self) -> usize {
+        self.actions
+    }
+
+    pub fn forward(&self, g: &mut Graph<'_>, x: Var) -> minnow_autodiff::Result<Var> {
+        let mut h = x;
+        for (linear, norm) in &self.hidden {
+            h = match norm {
+                None => linear.forward_relu(g, h)?,
+                Some(norm) => {
+                    let y = linear.forward(g, h)?;
+                    norm.forward_relu(g, y)?
+                }
+            };
+        }
+        match &self.head {
+            Head::Plain(linear) => linear.forward(g, h),
+            Head::Dueling(head) => head.forward(g, h),
+        }
+    }
+
+    /// For each of the `masks.len()` rows of `obs`, the legal action (bit
+    /// set in its mask) with the highest Q, into `out`; ties go to the
+    /// lowest action, a row with no legal action gets 0.
+    pub fn greedy(
+        &self,
+        tape: &mut Tape,
+        params: &Params,
+        obs: &[f32],
+        masks: &[u64],
+        out: &mut [u32],
+    ) -> minnow_autodiff::Result<()> {
+        let rows = masks.len();
+        let mut g = tape.inference(params);
+        let x = g.input(&[rows, self.inputs], &obs[..rows * self.inputs])?;
+        let q = self.forward(&mut g, x)?;
+        let q = g.value(q);
+        for (r, (&mask, action)) in masks.iter().zip(out.iter_mut()).enumerate() {
+            *action = masked_argmax(&q[r * self.actions..(r + 1) * self.actions], mask).map_or(0, |(a, _)| a as u32);
+        }
+        Ok(())
+    }
+}
+
+impl Module for QNetwork {
+    fn visit(&self, f: &mut dyn FnMut(ParamId)) {
+        for (linear, norm) in &self.hidden {
+            linear.visit(f);
+            if let Some(norm) = norm {
+                norm.visit(f);
+            }
+        }
+        match &self.head {
+            Head::Plain(linear) => linear.visit(f),
+            Head::Dueling(head) => head.visit(f),
+        }
+    }
+}
+
+/// The legal action (bit set in `mask`) of highest `q` and its value;
+/// `None` if no action is legal.
+pub fn masked_argmax(q: &[f32], mask: u64) -> Option<(usize, f32)> {
+    let mut best: Option<(usize, f32)> = None;
+    for (a, &v) in q.iter().enumerate() {
+        if mask >> a & 1 == 1 && best.is_none_or(|(_, b)| v > b) {
+            best = Some((a, v));
+        }
+    }
+    best
+}

@@ -1,0 +1,52 @@
+//! The default configs of the shipped tasks (`cargo xtask train dqn-*`).
+
+use super::{CurriculumConfig, DqnConfig, TargetUpdate};
+use crate::EpsilonSchedule;
+
+impl DqnConfig {
+    /// CartPole-v1 in 100k environment steps: half an update per
+    /// environment step (as rl-zoo's tuned DQN), LayerNorm and a slow
+    /// Polyak target, which keep it from collapsing after it reaches 500.
+    pub fn cartpole() -> Self {
+        Self {
+            hidden: vec![256, 256],
+            layer_norm: true,
+            n_step: 3,
+            lr: 1e-3,
+            batch_size: 64,
+            replay_capacity: 100_000,
+            learning_starts: 1_000,
+            num_envs: 8,
+            updates_per_step: 4,
+            target: TargetUpdate::Polyak { tau: 0.005 },
+            epsilon: EpsilonSchedule::Linear { start: 1.0, end: 0.01, steps: 10_000 },
+            env_steps: 100_000,
+            eval_every: 5_000,
+            checkpoint_every: 50_000,
+            ..Self::default()
+        }
+    }
+
+    /// The 2x2x2 cube from scrambles, with a curriculum on the scramble depth.
+    pub fn cube() -> Self {
+        Self {
+            hidden: vec![512, 256],
+            layer_norm: true,
+            gamma: 0.99,
+            n_step: 1,
+            lr: 5e-4,
+            batch_size: 256,
+            replay_capacity: 500_000,
+            learning_starts: 10_000,
+            num_envs: 64,
+            updates_per_step: 1,
+            target: TargetUpdate::Polyak { tau: 0.005 },
+            epsilon: EpsilonSchedule::Linear { start: 1.0, end: 0.05, steps: 200_000 },
+            curriculum: Some(CurriculumConfig { start: 3, max: 14, window: 1_000, threshold: 0.9 }),
+            env_steps: 20_000_000,
+            eval_every: 1_000_000,
+            checkpoint_every: 2_000_000,
+            ..Self::default()
+        }
+    }
+}

@@ -1,0 +1,275 @@
+//! The DQN training loop: many environments stepped together (one batched
+//! forward pass picks all their actions), n-step transitions into replay,
+//! gradient updates, a curriculum, and episode statistics.
+
+use super::task::splitmix;
+use super::{Curriculum, DqnConfig, DqnEnv, DqnLearner, UpdateStats};
+use crate::{NStep, NStepConfig, Result, Step};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+/// How many finished episodes the running statistics cover.
+pub const RECENT_EPISODES: usize = 100;
+
+/// Returns, lengths and successes of the last [`RECENT_EPISODES`] episodes.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RecentEpisodes {
+    pub returns: Vec<f32>,
+    pub lengths: Vec<u32>,
+    pub successes: Vec<bool>,
+    /// Episodes finished since the start of training.
+    pub total: u64,
+}
+
+impl RecentEpisodes {
+    fn push(&mut self, ret: f32, len: u32, success: bool) {
+        let slot = (self.total % RECENT_EPISODES as u64) as usize;
+        if self.returns.len() < RECENT_EPISODES {
+            self.returns.push(ret);
+            self.lengths.push(len);
+            self.successes.push(success);
+        } else {
+            (self.returns[slot], self.lengths[slot], self.successes[slot]) = (ret, len, success);
+        }
+        self.total += 1;
+    }
+
+    pub fn mean_return(&self) -> f32 {
+        mean(self.returns.iter().copied())
+    }
+
+    pub fn mean_length(&self) -> f32 {
+        mean(self.lengths.iter().map(|&l| l as f32))
+    }
+
+    pub fn success_rate(&self) -> f32 {
+        mean(self.successes.iter().map(|&s| s as u8 as f32))
+    }
+}
+
+fn mean(values: impl ExactSizeIterator<Item = f32>) -> f32 {
+    let n = values.len();
+    if n == 0 { f32::NAN } else { values.sum::<f32>() / n as f32 }
+}
+
+/// A DQN agent training on `num_envs` copies of `E`.
+#[derive(Debug)]
+pub struct DqnRun<E: DqnEnv> {
+    pub(crate) learner: DqnLearner,
+    envs: Vec<E>,
+    n_steps: Vec<NStep>,
+    /// `[num_envs, obs_size]`: each env's current observation.
+    obs: Vec<f32>,
+    masks: Vec<u64>,
+    greedy: Vec<u32>,
+    next_obs: Vec<f32>,
+    next_mask: Vec<f32>,
+    returns: Vec<f32>,
+    lengths: Vec<u32>,
+    difficulty: Vec<usize>,
+    /// Draws epsilon-greedy exploration.
+    pub(crate) rng: Pcg64Mcg,
+    /// Episodes started so far: episode k's seed derives from (seed, k).
+    pub(crate) episodes: u64,
+    pub(crate) env_steps: u64,
+    pub(crate) curriculum: Option<Curriculum>,
+    pub(crate) recent: RecentEpisodes,
+    /// Every env must start a new episode before the next step (at the
+    /// beginning, after a checkpoint boundary and after a resume).
+    fresh: bool,
+    last_update: Option<UpdateStats>,
+}
+
+impl<E: DqnEnv> DqnRun<E> {
+    /// `env` is the prototype every copy starts from.
+    pub fn new(config: &DqnConfig, env: E) -> Result<Self> {
+        config.validate()?;
+        let (o, a, n) = (env.observation_size(), env.action_count(), config.num_envs);
+        let total_updates =
+            config.env_steps.saturating_sub(config.learning_starts) / n as u64 * config.updates_per_step as u64;
+        let learner = DqnLearner::new(config, o, a, E::MASKED, total_updates)?;
+        let n_step = NStepConfig { n: config.n_step, gamma: config.gamma }.build(&learner.replay_config())?;
+        let curriculum = config.curriculum.map(Curriculum::new).transpose()?;
+        Ok(Self {
+            learner,
+            envs: vec![env; n],
+            n_steps: vec![n_step; n],
+            obs: vec![0.0; n * o],
+            masks: vec![0; n],
+            greedy: vec![0; n],
+            next_obs: vec![0.0; o],
+            next_mask: vec![0.0; if E::MASKED { a } else { 0 }],
+            returns: vec![0.0; n],
+            lengths: vec![0; n],
+            difficulty: vec![0; n],
+            rng: Pcg64Mcg::seed_from_u64(config.seed ^ 0x0ac7_1e55),
+            episodes: 0,
+            env_steps: 0,
+            curriculum,
+            recent: RecentEpisodes::default(),
+            fresh: true,
+            last_update: None,
+        })
+    }
+
+    pub fn config(&self) -> &DqnConfig {
+        &self.learner.config
+    }
+
+    pub fn learner(&self) -> &DqnLearner {
+        &self.learner
+    }
+
+    pub fn learner_mut(&mut self) -> &mut DqnLearner {
+        &mut self.learner
+    }
+
+    pub fn env_steps(&self) -> u64 {
+        self.env_steps
+    }
+
+    pub fn recent(&self) -> &RecentEpisodes {
+        &self.recent
+    }
+
+    /// The curriculum level (0 without a curriculum).
+    pub fn level(&self) -> usize {
+        self.curriculum.map_or(0, |c| c.level)
+    }
+
+    pub fn epsilon(&self) -> f32 {
+        self.learner.config.epsilon.value_at(self.env_steps)
+    }
+
+    /// The last update's loss and mean Q (none before learning starts).
+    pub fn last_update(&self) -> Option<UpdateStats> {
+        self.last_update
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.env_steps >= self.learner.config.env_steps
+    }
+
+    /// Whether the run stands at a checkpoint boundary (where it can be saved).
+    pub fn at_boundary(&self) -> bool {
+        self.fresh
+    }
+
+    /// One vector step: every env takes one epsilon-greedy action, then
+    /// `updates_per_step` gradient updates once learning has started. At a
+    /// checkpoint boundary every episode is cut and the run is ready to save.
+    pub fn step(&mut self) -> Result<()> {
+        if self.fresh {
+            for i in 0..self.envs.len() {
+                self.start_episode(i);
+            }
+            self.fresh = false;
+        }
+        let epsilon = self.epsilon();
+        self.learner.greedy(&self.obs, &self.masks, &mut self.greedy)?;
+        for i in 0..self.envs.len() {
+            let action = if self.rng.random::<f32>() < epsilon {
+                random_legal(self.masks[i], &mut self.rng)
+            } else {
+                self.greedy[i]
+            };
+            self.act(i, action)?;
+        }
+        let (starts, batch, updates) = {
+            let c = &self.learner.config;
+            (c.learning_starts, c.batch_size, c.updates_per_step)
+        };
+        let before = self.env_steps;
+        self.env_steps += self.envs.len() as u64;
+        if self.env_steps >= starts && self.learner.memory.len() >= batch {
+            for _ in 0..updates {
+                self.last_update = Some(self.learner.update()?);
+            }
+        }
+        let every = self.learner.config.checkpoint_every;
+        if before / every != self.env_steps / every || self.is_done() {
+            self.cut_episodes()?;
+        }
+        Ok(())
+    }
+
+    fn act(&mut self, i: usize, action: u32) -> Result<()> {
+        let o = self.next_obs.len();
+        let env = &mut self.envs[i];
+        let step = env.step(action as usize)?;
+        env.observe(&mut self.next_obs);
+        let next_legal = env.legal_mask();
+        for (a, m) in self.next_mask.iter_mut().enumerate() {
+            *m = (next_legal >> a & 1) as f32;
+        }
+        let row = i * o..(i + 1) * o;
+        let transition = Step {
+            obs: &self.obs[row.clone()],
+            action,
+            reward: step.reward,
+            next_obs: &self.next_obs,
+            next_mask: &self.next_mask,
+            terminated: step.done,
+            truncated: step.truncated && !step.done,
+        };
+        self.n_steps[i].push(&transition, &mut self.learner.memory)?;
+        self.returns[i] += step.reward;
+        self.lengths[i] += 1;
+        if step.is_over() {
+            let success = env.succeeded(&step);
+            self.recent.push(self.returns[i], self.lengths[i], success);
+            if let Some(curriculum) = &mut self.curriculum {
+                curriculum.record(self.difficulty[i], success);
+            }
+            self.start_episode(i);
+        } else {
+            self.obs[row].copy_from_slice(&self.next_obs);
+            self.masks[i] = next_legal;
+        }
+        Ok(())
+    }
+
+    fn start_episode(&mut self, i: usize) {
+        let (o, level) = (self.next_obs.len(), self.level());
+        let seed = splitmix(self.learner.config.seed ^ splitmix(self.episodes));
+        self.episodes += 1;
+        let env = &mut self.envs[i];
+        self.difficulty[i] = env.start_episode(seed, level);
+        env.observe(&mut self.obs[i * o..(i + 1) * o]);
+        self.masks[i] = env.legal_mask();
+        (self.returns[i], self.lengths[i]) = (0.0, 0);
+    }
+
+    /// Ends every running episode as a time-limit truncation (pending
+    /// n-step transitions bootstrap from where they stopped).
+    fn cut_episodes(&mut self) -> Result<()> {
+        for n_step in &mut self.n_steps {
+            n_step.flush(false, &mut self.learner.memory)?;
+        }
+        self.fresh = true;
+        Ok(())
+    }
+
+    /// Marks every env as needing a new episode (after a resume).
+    pub(crate) fn set_fresh(&mut self) {
+        self.fresh = true;
+    }
+}
+
+/// A uniformly drawn set bit of `mask` (0 if none).
+fn random_legal(mask: u64, rng: &mut impl Rng) -> u32 {
+    let count = mask.count_ones();
+    if count == 0 {
+        return 0;
+    }
+    let mut k = rng.random_range(0..count);
+    let mut bits = mask;
+    loop {
+        let a = bits.trailing_zeros();
+        if k == 0 {
+            return a;
+        }
+        bits &= bits - 1;
+        k -= 1;
+    }
+}
