@@ -1,6 +1,8 @@
 //! `cargo xtask`: minnow's command line (train, bench, profile).
 
+mod az_task;
 mod bench;
+mod dqn_task;
 mod logic_task;
 mod machine;
 mod plot;

@@ -41,9 +41,10 @@ const TASKS: &[(&str, &str, bool)] = &[
     ("digits-cnn", "Conv2d network on the UCI digits, target >= 98% test accuracy", true),
     ("digits-lstm", "LSTM reading the digits row by row, target >= 95% test accuracy", true),
     ("logic-ca", "soft logic-gate cellular automaton learning the checkerboard (LOGIC_CA.md)", true),
-    ("dqn-cube", "DQN on the 2x2x2 cube (issue 5)", false),
-    ("dqn-2048", "DQN on 2048 (issue 5)", false),
-    ("az-connect4", "AlphaZero-style self-play, connect four (issue 6)", false),
+    ("dqn-cube", "DQN on the 2x2x2 cube from scrambles, with a curriculum", true),
+    ("dqn-2048", "DQN playing 2048", true),
+    ("dqn-cartpole", "DQN on CartPole-v1, target mean return >= 475 within 100k steps", true),
+    ("az-connect4", "AlphaZero-style self-play, connect four (issue 6)", true),
     ("az-backgammon", "AlphaZero-style self-play, backgammon (issue 6)", false),
 ];
 
@@ -58,7 +59,9 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
     match TASKS.iter().find(|(name, _, _)| *name == task) {
         None => Err(format!("train: unknown task '{task}'; `cargo xtask train list` shows the tasks")),
         Some((_, what, false)) => Err(format!("train: task '{task}' is not built yet: {what}")),
+        Some(_) if task.starts_with("dqn-") => crate::dqn_task::train_dqn(&task, &args),
         Some(_) if task == "logic-ca" => crate::logic_task::train_logic_ca(&args),
+        Some(_) if task.starts_with("az-") => crate::az_task::train_az(&task, &args),
         Some(_) => train_digits(&task, &args),
     }
 }
@@ -121,9 +124,9 @@ fn train_digits(task: &str, args: &TrainArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// The task's defaults with the keys of a JSON config file laid over them;
-/// unknown keys are errors.
-fn layered<T: serde::Serialize + serde::de::DeserializeOwned>(defaults: T, path: &Path) -> Result<T, String> {
+/// The task's defaults with the keys of a JSON config file laid over them
+/// (nested objects merge key by key); unknown keys are errors.
+pub(crate) fn layered<T: serde::Serialize + serde::de::DeserializeOwned>(defaults: T, path: &Path) -> Result<T, String> {
     let fail = |e: &dyn std::fmt::Display| format!("--config {}: {e}", path.display());
     let text = std::fs::read_to_string(path).map_err(|e| fail(&e))?;
     let overrides: serde_json::Value = serde_json::from_str(&text).map_err(|e| fail(&e))?;
@@ -131,10 +134,23 @@ fn layered<T: serde::Serialize + serde::de::DeserializeOwned>(defaults: T, path:
         return Err(fail(&"expected a JSON object of config keys"));
     };
     let mut merged = serde_json::to_value(defaults).map_err(|e| fail(&e))?;
-    if let serde_json::Value::Object(fields) = &mut merged {
-        fields.extend(overrides);
-    }
+    merge(&mut merged, overrides);
     serde_json::from_value(merged).map_err(|e| fail(&e))
+}
+
+fn merge(into: &mut serde_json::Value, overrides: serde_json::Map<String, serde_json::Value>) {
+    let serde_json::Value::Object(fields) = into else {
+        *into = serde_json::Value::Object(overrides);
+        return;
+    };
+    for (key, value) in overrides {
+        match (fields.get_mut(&key), value) {
+            (Some(existing @ serde_json::Value::Object(_)), serde_json::Value::Object(nested)) => merge(existing, nested),
+            (_, value) => {
+                fields.insert(key, value);
+            }
+        }
+    }
 }
 
 /// The terminal progress bar, the metrics file and the curve data.

@@ -193,13 +193,14 @@ impl AzConfig {
         }
     }
 
-    /// Connect four: 30 minutes of self-play on two cores.
+    /// Connect four: 30 minutes of self-play (one thread) overlapped with
+    /// training (a second thread).
     pub fn connect4() -> Self {
         Self {
-            iterations: 400,
+            iterations: 1000,
             time_limit_minutes: 30.0,
-            network: NetworkConfig { width: 128, blocks: 3 },
-            mcts: MctsConfig { simulations: 100, dirichlet_alpha: 1.0, leaves_per_round: 4, ..MctsConfig::default() },
+            network: NetworkConfig { width: 128, blocks: 4 },
+            mcts: MctsConfig { simulations: 160, dirichlet_alpha: 1.0, leaves_per_round: 4, ..MctsConfig::default() },
             self_play: SelfPlayConfig {
                 workers: 1,
                 parallel_games: 64,
@@ -210,14 +211,14 @@ impl AzConfig {
             training: TrainingConfig {
                 lr: 2e-3,
                 batch: 256,
-                steps_per_iteration: 60,
-                replay_capacity: 200_000,
-                min_replay: 2000,
+                steps_per_iteration: 150,
+                replay_capacity: 250_000,
+                min_replay: 4000,
                 ..TrainingConfig::default()
             },
             eval: EvalConfig {
-                every: 10,
-                games_vs_random: 100,
+                every: 20,
+                games_vs_random: 50,
                 games_vs_rollout: 20,
                 rollout_simulations: 1000,
                 simulations: 400,
