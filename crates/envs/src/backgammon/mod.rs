@@ -272,24 +272,21 @@ impl Game for Backgammon {
             return 0;
         }
         let legal = &self.moves.legal;
+        let all = legal[0] | legal[1] | legal[2] | legal[3] | legal[4] | legal[5];
+        // Sources in action order: the bar (source 1), then the points.
+        let mut sources = (all >> BAR & 1) | (all & !(1 << BAR)) << 1;
         let mut n = 0;
-        let all = legal.iter().fold(0, |a, &l| a | l);
-        let mut push = |source: usize, bit: u32| {
-            for (d, mask) in legal.iter().enumerate() {
-                if mask >> bit & 1 == 1 {
-                    out[n] = (6 * source + d) as u16;
+        while sources != 0 {
+            let slot = sources.trailing_zeros();
+            sources &= sources - 1;
+            let bit = if slot == 0 { BAR } else { slot - 1 };
+            let first = 6 * (BAR_SOURCE + slot as usize);
+            for d in 0..6 {
+                if legal[d] >> bit & 1 == 1 {
+                    out[n] = (first + d) as u16;
                     n += 1;
                 }
             }
-        };
-        if all >> BAR & 1 == 1 {
-            push(BAR_SOURCE, BAR);
-        }
-        let mut points = all & !(1 << BAR);
-        while points != 0 {
-            let p = points.trailing_zeros();
-            push(POINT_SOURCE + p as usize, p);
-            points &= points - 1;
         }
         n
     }
@@ -353,9 +350,9 @@ impl Game for Backgammon {
     fn observe(&self, out: &mut [f32]) {
         assert_eq!(out.len(), OBSERVATION_SIZE, "backgammon observe: buffer length");
         for (p, &n) in self.position.points().iter().enumerate() {
-            let (mine, theirs) = if n >= 0 { (n, 0) } else { (0, -n) };
-            encode_point(mine, &mut out[4 * p..4 * p + 4]);
-            encode_point(theirs, &mut out[96 + 4 * p..96 + 4 * p + 4]);
+            let [mine, theirs] = &SIGNED_UNITS[(n + 15) as usize];
+            out[4 * p..4 * p + 4].copy_from_slice(mine);
+            out[96 + 4 * p..96 + 4 * p + 4].copy_from_slice(theirs);
         }
         let (bar, off) = (self.position.bar(), self.position.off());
         out[192] = bar[0] as f32 / 2.0;
@@ -368,14 +365,30 @@ impl Game for Backgammon {
     }
 }
 
-/// TD-Gammon's four units for `n` checkers of one side on one point.
-#[inline]
-fn encode_point(n: i8, out: &mut [f32]) {
-    out[0] = (n >= 1) as u8 as f32;
-    out[1] = (n >= 2) as u8 as f32;
-    out[2] = (n >= 3) as u8 as f32;
-    out[3] = if n > 3 { (n - 3) as f32 / 2.0 } else { 0.0 };
-}
+/// TD-Gammon's four units for `n` checkers of one side on one point,
+/// `n` in 0..=15.
+const POINT_UNITS: [[f32; 4]; 16] = {
+    let mut units = [[0.0; 4]; 16];
+    let mut n = 1;
+    while n < 16 {
+        units[n] = [1.0, (n >= 2) as u8 as f32, (n >= 3) as u8 as f32, if n > 3 { (n - 3) as f32 / 2.0 } else { 0.0 }];
+        n += 1;
+    }
+    units
+};
+
+/// The units of both sides for a signed point count `n` (positive the
+/// mover's), at index `n + 15`.
+const SIGNED_UNITS: [[[f32; 4]; 2]; 31] = {
+    let mut units = [[[0.0; 4]; 2]; 31];
+    let mut n = 1;
+    while n < 16 {
+        units[15 + n][0] = POINT_UNITS[n];
+        units[15 - n][1] = POINT_UNITS[n];
+        n += 1;
+    }
+    units
+};
 
 #[cfg(test)]
 mod tests;

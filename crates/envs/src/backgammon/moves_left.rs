@@ -65,26 +65,53 @@ impl MovesLeft {
         if self.need == 0 {
             return;
         }
+        let mut sources = [0; 6];
         for d in 0..6 {
-            if self.left[d] == 0 {
-                continue;
+            if self.left[d] > 0 {
+                sources[d] = position.moves(d as u32 + 1);
             }
-            let sources = position.moves(d as u32 + 1);
-            if self.need == 1 {
-                self.legal[d] = sources;
-                continue;
-            }
-            let mut rest = self.left;
-            rest[d] -= 1;
-            let mut remaining = sources;
-            while remaining != 0 {
-                let source = remaining.trailing_zeros();
-                let mut next = *position;
-                next.play(source, d as u32 + 1);
-                if next.can_play(rest, self.need as u32 - 1) {
-                    self.legal[d] |= 1 << source;
+        }
+        if self.need == 1 {
+            self.legal = sources;
+        } else {
+            // With nobody on the bar, moving one checker forward never takes
+            // a move away from another checker: it closes no point, cannot
+            // undo "all home", and leaves the rearmost checker rearmost
+            // unless it is that checker. So when one more die is needed and
+            // some other checker can play it now, any first move is fine;
+            // and with a double, when `need` checkers can move now, any
+            // move is the first of a full play.
+            let no_bar = position.bar()[0] == 0;
+            let double = self.left.iter().filter(|&&n| n > 0).count() == 1;
+            for d in 0..6 {
+                let mut rest = self.left;
+                if rest[d] == 0 {
+                    continue;
                 }
-                remaining &= remaining - 1;
+                rest[d] -= 1;
+                // The sources of the dice still to come after this one.
+                let others = (0..6).filter(|&e| rest[e] > 0).fold(0, |m, e| m | sources[e]);
+                if no_bar && double && position.checkers_on(sources[d]) >= self.need as u32 {
+                    self.legal[d] = sources[d];
+                    continue;
+                }
+                let mut remaining = sources[d];
+                while remaining != 0 {
+                    let source = remaining.trailing_zeros();
+                    remaining &= remaining - 1;
+                    if self.need == 2 && no_bar {
+                        let shared = position.points()[source as usize] >= 2;
+                        if others & !(1 << source) != 0 || shared && others >> source & 1 == 1 {
+                            self.legal[d] |= 1 << source;
+                            continue;
+                        }
+                    }
+                    let mut next = *position;
+                    next.play(source, d as u32 + 1);
+                    if next.can_play(rest, self.need as u32 - 1) {
+                        self.legal[d] |= 1 << source;
+                    }
+                }
             }
         }
         if self.need == 1 {

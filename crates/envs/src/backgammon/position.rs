@@ -31,8 +31,18 @@ pub struct Position {
     off: [u8; 2],
     /// Bit `p`: the mover has a checker on `p`.
     mine: u32,
+    /// Bit `p`: the mover has two or more checkers on `p`.
+    mine_made: u32,
+    /// Bit `p`: the opponent has a checker on `p`.
+    theirs: u32,
     /// Bit `p`: the opponent holds `p` with two or more checkers.
     blocked: u32,
+}
+
+/// A 24-point mask seen from the other side (point `p` becomes `23 - p`).
+#[inline]
+fn mirror(mask: u32) -> u32 {
+    mask.reverse_bits() >> (32 - POINTS)
 }
 
 impl Position {
@@ -63,18 +73,27 @@ impl Position {
     }
 
     fn from_parts_unchecked(points: [i8; POINTS], bar: [u8; 2], off: [u8; 2]) -> Self {
-        let mut position = Self { points, bar, off, mine: 0, blocked: 0 };
+        let mut position = Self { points, bar, off, mine: 0, mine_made: 0, theirs: 0, blocked: 0 };
         position.refresh_masks();
         position
     }
 
     fn refresh_masks(&mut self) {
-        self.mine = 0;
-        self.blocked = 0;
+        (self.mine, self.mine_made, self.theirs, self.blocked) = (0, 0, 0, 0);
         for (p, &n) in self.points.iter().enumerate() {
             self.mine |= ((n > 0) as u32) << p;
+            self.mine_made |= ((n >= 2) as u32) << p;
+            self.theirs |= ((n < 0) as u32) << p;
             self.blocked |= ((n <= -2) as u32) << p;
         }
+    }
+
+    /// Whether the incrementally kept masks match the points.
+    #[cfg(test)]
+    pub(super) fn masks_match_points(&self) -> bool {
+        let mut fresh = *self;
+        fresh.refresh_masks();
+        fresh == *self
     }
 
     /// Checkers on each point: positive the mover's, negative the opponent's.
@@ -92,23 +111,33 @@ impl Position {
         self.off
     }
 
-    /// Checkers of `side` (0 the mover, 1 the opponent) on the points, the
-    /// bar and off: 15 in every legal position.
-    pub fn checkers(&self, side: usize) -> u32 {
-        let on_points: i32 = self.points.iter().map(|&n| if side == 0 { n.max(0) } else { (-n).max(0) } as i32).sum();
-        on_points as u32 + self.bar[side] as u32 + self.off[side] as u32
+    /// Checkers of `[mover, opponent]` on the points, the bar and off: 15
+    /// each in every legal position.
+    pub fn checkers(&self) -> [u32; 2] {
+        let (mut mine, mut theirs) = (0i32, 0i32);
+        for &n in &self.points {
+            mine += (n as i32).max(0);
+            theirs -= (n as i32).min(0);
+        }
+        [mine as u32 + self.bar[0] as u32 + self.off[0] as u32, theirs as u32 + self.bar[1] as u32 + self.off[1] as u32]
     }
 
     /// The same position seen by the opponent.
     pub fn flipped(&self) -> Self {
-        let mut points = [0; POINTS];
-        for (p, n) in points.iter_mut().enumerate() {
-            *n = -self.points[POINTS - 1 - p];
+        let mut points = self.points;
+        points.reverse();
+        for n in &mut points {
+            *n = -*n;
         }
-        let mut flipped =
-            Self { points, bar: [self.bar[1], self.bar[0]], off: [self.off[1], self.off[0]], mine: 0, blocked: 0 };
-        flipped.refresh_masks();
-        flipped
+        Self {
+            points,
+            bar: [self.bar[1], self.bar[0]],
+            off: [self.off[1], self.off[0]],
+            mine: mirror(self.theirs),
+            mine_made: mirror(self.blocked),
+            theirs: mirror(self.mine),
+            blocked: mirror(self.mine_made),
+        }
     }
 
     /// The mover's sources that can play a die of `die` pips (1..=6), as a
@@ -150,8 +179,11 @@ impl Position {
         } else {
             let from = &mut self.points[source as usize];
             *from -= 1;
-            if *from == 0 {
-                self.mine &= !(1 << source);
+            if *from < 2 {
+                self.mine_made &= !(1 << source);
+                if *from == 0 {
+                    self.mine &= !(1 << source);
+                }
             }
             source + die
         };
@@ -164,9 +196,24 @@ impl Position {
             debug_assert_eq!(*target, -1, "backgammon play: a move onto a held point");
             *target = 0;
             self.bar[1] += 1;
+            self.theirs &= !(1 << to);
         }
         *target += 1;
         self.mine |= 1 << to;
+        if *target >= 2 {
+            self.mine_made |= 1 << to;
+        }
+    }
+
+    /// Checkers on the mover's `sources` (points only).
+    #[inline]
+    pub(super) fn checkers_on(&self, mut sources: u32) -> u32 {
+        let mut n = 0;
+        while sources != 0 {
+            n += self.points[sources.trailing_zeros() as usize] as u32;
+            sources &= sources - 1;
+        }
+        n
     }
 
     /// Whether some order of `k` of the dice in `left` (counts per die
@@ -175,6 +222,19 @@ impl Position {
     pub(super) fn can_play(&self, left: [u8; 6], k: u32) -> bool {
         if k == 0 || self.mover_is_home() {
             return true;
+        }
+        if self.bar[0] == 0 && k > 1 {
+            // All left dice alike (a double): with nobody on the bar, a
+            // move never takes another checker's move away (see
+            // `MovesLeft::refresh`), so k checkers that can move now can
+            // move one after another.
+            let first = left.iter().position(|&n| n > 0);
+            if let Some(d) = first
+                && left[d] as u32 >= k
+                && self.checkers_on(self.moves(d as u32 + 1)) >= k
+            {
+                return true;
+            }
         }
         for d in 0..6 {
             if left[d] == 0 {

@@ -160,7 +160,7 @@ fn a_hit_sends_the_blot_to_the_bar() {
     g.apply(point_action(0, 3)).unwrap();
     assert_eq!(g.position().bar(), [0, 1]);
     assert_eq!(g.position().points()[3], 1);
-    assert_eq!((g.position().checkers(0), g.position().checkers(1)), (15, 15));
+    assert_eq!(g.position().checkers(), [15, 15]);
     g.apply(point_action(0, 1)).unwrap();
     // The opponent is on roll and must enter from the bar.
     assert_eq!(g.player(), 1);
@@ -386,6 +386,7 @@ fn micro_actions_match_brute_force_whole_plays() {
         while g.turn() != Turn::Over {
             steps += 1;
             assert!(steps < 20_000, "game {seed} does not end");
+            assert!(g.position().masks_match_points(), "game {seed}: {:?}", g.position());
             if g.turn() == Turn::Chance {
                 g.apply_chance(rng.random_range(0..ROLLS)).unwrap();
                 continue;
@@ -413,6 +414,7 @@ fn micro_actions_match_brute_force_whole_plays() {
                 let actions = legal(&g);
                 let a = actions[rng.random_range(0..actions.len())];
                 g.apply(a).unwrap();
+                assert!(g.position().masks_match_points(), "game {seed}: {:?}", g.position());
                 taken.push(a);
                 decisions += 1;
             }
