@@ -328,10 +328,10 @@ mod reference {
     }
 
     /// All move sequences (as actions) using the dice in order, each cut
-    /// short where no move exists; a win counts as using every die.
+    /// short where no move exists; a win counts as using the dice left.
     fn sequences(b: &Board, dice: &[i32], prefix: &mut Vec<usize>, out: &mut Vec<(Vec<usize>, usize)>) {
         if dice.is_empty() || b.off == 15 {
-            let used = if b.off == 15 { usize::MAX } else { prefix.len() };
+            let used = prefix.len() + if b.off == 15 { dice.len() } else { 0 };
             out.push((prefix.clone(), used));
             return;
         }
@@ -371,6 +371,92 @@ mod reference {
     }
 }
 
+/// Plays the turn of `g` (a player to move) with random legal actions,
+/// checking at every decision that the legal actions are the next actions
+/// of the reference's legal plays continuing the actions already taken,
+/// and that the turn ends exactly when a whole legal play is taken.
+/// Returns the actions taken.
+fn play_turn_against_reference(g: &mut Backgammon, rng: &mut impl Rng, context: &str) -> Vec<usize> {
+    let p = g.position();
+    let board =
+        reference::Board { points: p.points().map(|n| n as i32), bar: p.bar()[0] as i32, off: p.off()[0] as i32 };
+    let (low, high) = g.dice().unwrap();
+    let plays = reference::legal_plays(&board, (low as i32, high as i32));
+    let player = g.player();
+    let mut taken: Vec<usize> = Vec::new();
+    while g.turn() == Turn::Player(player) {
+        let mut expected: Vec<usize> =
+            plays.iter().filter(|p| p.starts_with(&taken) && p.len() > taken.len()).map(|p| p[taken.len()]).collect();
+        expected.sort_unstable();
+        expected.dedup();
+        let actions = legal(g);
+        assert_eq!(actions, expected, "{context}, roll {low}-{high}, after {taken:?}: {:?}", g.position());
+        let a = actions[rng.random_range(0..actions.len())];
+        g.apply(a).unwrap();
+        assert!(g.position().masks_match_points(), "{context}: {:?}", g.position());
+        taken.push(a);
+    }
+    assert!(plays.contains(&taken), "{context}: {taken:?} is not a legal play");
+    taken
+}
+
+/// A random valid position, often a bear-off (all the mover's checkers
+/// home, some off), sometimes with checkers on the bars.
+fn random_position(rng: &mut impl Rng) -> Position {
+    let mut points = [0i8; POINTS];
+    let (mut bar, mut off) = ([0u8; 2], [0u8; 2]);
+    let bearing_off = rng.random_bool(0.4);
+    off[0] = if bearing_off { rng.random_range(0..15) } else { rng.random_range(0..3) };
+    let mut left = CHECKERS - off[0];
+    if !bearing_off && rng.random_bool(0.25) {
+        bar[0] = rng.random_range(1..=left.min(3));
+        left -= bar[0];
+    }
+    for _ in 0..left {
+        points[if bearing_off { rng.random_range(18..POINTS) } else { rng.random_range(0..POINTS) }] += 1;
+    }
+    off[1] = rng.random_range(0..4);
+    bar[1] = rng.random_bool(0.2) as u8;
+    let mut left = CHECKERS - off[1] - bar[1];
+    while left > 0 {
+        let p = rng.random_range(0..POINTS);
+        if points[p] <= 0 {
+            points[p] -= 1;
+            left -= 1;
+        }
+    }
+    Position::new(points, bar, off).unwrap()
+}
+
+/// Whole turns from random positions (many bear-offs and bar entries)
+/// against the reference, for every roll.
+#[test]
+fn micro_actions_match_brute_force_from_random_positions() {
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(12);
+    let (mut passes, mut wins) = (0, 0);
+    for i in 0..4000 {
+        let position = random_position(&mut rng);
+        let (low, high) = ROLL_DICE[i % ROLLS];
+        let mut g = game(position, (low, high));
+        let context = format!("position {i}: {position:?}");
+        if g.turn() == Turn::Chance {
+            // The roll was passed: the reference must find no move either.
+            let board = reference::Board {
+                points: position.points().map(|n| n as i32),
+                bar: position.bar()[0] as i32,
+                off: position.off()[0] as i32,
+            };
+            let plays = reference::legal_plays(&board, (low as i32, high as i32));
+            assert!(plays.iter().all(|p| p.is_empty()), "{context}: {plays:?}");
+            passes += 1;
+            continue;
+        }
+        play_turn_against_reference(&mut g, &mut rng, &context);
+        wins += (g.turn() == Turn::Over) as u32;
+    }
+    assert!(passes > 10 && wins > 50, "{passes} passes, {wins} wins");
+}
+
 /// Random games where, at every decision, the legal actions must be the
 /// next actions of the reference's legal plays that continue the actions
 /// already taken this turn.
@@ -391,35 +477,9 @@ fn micro_actions_match_brute_force_whole_plays() {
                 g.apply_chance(rng.random_range(0..ROLLS)).unwrap();
                 continue;
             }
-            // A new turn: enumerate its plays from the turn's start.
-            let p = g.position();
-            let board = reference::Board {
-                points: p.points().map(|n| n as i32),
-                bar: p.bar()[0] as i32,
-                off: p.off()[0] as i32,
-            };
             let (low, high) = g.dice().unwrap();
-            let plays = reference::legal_plays(&board, (low as i32, high as i32));
-            let player = g.player();
-            let mut taken: Vec<usize> = Vec::new();
-            while g.turn() == Turn::Player(player) {
-                let mut expected: Vec<usize> = plays
-                    .iter()
-                    .filter(|p| p.starts_with(&taken) && p.len() > taken.len())
-                    .map(|p| p[taken.len()])
-                    .collect();
-                expected.sort_unstable();
-                expected.dedup();
-                assert_eq!(legal(&g), expected, "game {seed}, roll {low}-{high}, after {taken:?}");
-                let actions = legal(&g);
-                let a = actions[rng.random_range(0..actions.len())];
-                g.apply(a).unwrap();
-                assert!(g.position().masks_match_points(), "game {seed}: {:?}", g.position());
-                taken.push(a);
-                decisions += 1;
-            }
-            // The turn ended exactly when a whole legal play was taken.
-            assert!(plays.contains(&taken), "game {seed}: {taken:?} is not a legal play");
+            let taken = play_turn_against_reference(&mut g, &mut rng, &format!("game {seed}"));
+            decisions += taken.len();
             short_turns += (taken.len() < if low == high { 4 } else { 2 }) as u32;
         }
     }
