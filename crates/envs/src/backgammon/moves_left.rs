@@ -7,7 +7,8 @@
 //! start of the turn find `need`, the length of the longest play; then a
 //! single-die move is legal exactly when `need - 1` more dice can still be
 //! played after it. When `need` is 1 and both dice of a non-double are
-//! still unused, only the larger die may move if it can.
+//! still unused, only the larger die may move if it can. A move that bears
+//! off the last checker completes any play (the game is over).
 
 use super::position::Position;
 

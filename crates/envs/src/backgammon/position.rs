@@ -1,5 +1,6 @@
-//! The checkers, always seen from the player on roll, with the two point
-//! masks that make move generation a handful of bit operations.
+//! The checkers, always seen from the player on roll, with point masks
+//! (kept up to date move by move, mirrored when the turn passes) that make
+//! move generation a handful of bit operations.
 
 use crate::EnvError;
 
