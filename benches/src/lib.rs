@@ -14,6 +14,7 @@ pub fn all() -> Vec<Box<dyn Workload>> {
     let mut list = Vec::new();
     workloads::dqn::register(&mut list);
     workloads::az::register(&mut list);
+    workloads::mcts::register(&mut list);
     workloads::conv::register(&mut list);
     workloads::lstm::register(&mut list);
     workloads::logic_ca::register(&mut list);

@@ -5,7 +5,7 @@
 //! 95% confidence intervals.
 
 use crate::train::{FrontEnd, TrainArgs};
-use minnow_envs::{ConnectFour, Game};
+use minnow_envs::{Backgammon, ConnectFour, Game};
 use minnow_rl::alphazero::{AzConfig, AzRun, EvalReport};
 use minnow_train::{Event, Observer};
 use std::path::Path;
@@ -14,6 +14,7 @@ use std::time::Instant;
 pub fn train_az(task: &str, args: &TrainArgs) -> Result<(), String> {
     match task {
         "az-connect4" => train::<ConnectFour>(task, AzConfig::connect4(), args),
+        "az-backgammon" => train::<Backgammon>(task, AzConfig::backgammon(), args),
         _ => Err(format!("train: task '{task}' is not an AlphaZero task")),
     }
 }

@@ -45,7 +45,7 @@ const TASKS: &[(&str, &str, bool)] = &[
     ("dqn-2048", "DQN playing 2048", true),
     ("dqn-cartpole", "DQN on CartPole-v1, target mean return >= 475 within 100k steps", true),
     ("az-connect4", "AlphaZero-style self-play, connect four (issue 6)", true),
-    ("az-backgammon", "AlphaZero-style self-play, backgammon (issue 6)", false),
+    ("az-backgammon", "AlphaZero-style self-play, backgammon (issue 6)", true),
 ];
 
 pub fn run(args: TrainArgs) -> Result<(), String> {

@@ -9,6 +9,7 @@ pub mod games;
 pub mod gemm;
 pub mod logic_ca;
 pub mod lstm;
+pub mod mcts;
 pub mod memory;
 
 /// Deterministic pseudo-random values in [-1, 1) for benchmark inputs.

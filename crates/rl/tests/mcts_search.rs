@@ -49,8 +49,7 @@ fn rollout_mcts_never_loses_to_minimax_in_either_colour() {
 fn search_finds_the_winning_and_the_saving_move() {
     // X: 0, 1; O: 3, 4; X to move: 2 wins at once.
     let win = TicTacToe::from_moves(&[0, 3, 1, 4]).unwrap();
-    // X: 0, 4; O: 8; O's best reply to X at 0 and 4 ... here X: 0, 1, O: 4, X to move must block nothing;
-    // O threatens 3-4-5 after X: 0, 8; O: 4, 3 -> X must play 5.
+    // X: 0, 8; O: 4, 3; X to move must block 3-4-5 at 5.
     let block = TicTacToe::from_moves(&[0, 4, 8, 3]).unwrap();
     assert_eq!(minimax_value(&block), 0);
     for (game, expected) in [(win, 1u16 << 2), (block, 1u16 << 5)] {
@@ -154,10 +153,9 @@ fn bad_input_is_an_error_not_a_panic() {
     assert!(search.choose_action(0.0, &mut rng).is_err());
 }
 
-/// A one-move dice game: player 0 picks a die (action 0: wins with
-/// probability 1/2; action 1: wins with probability 0.8, over two unequal
-/// outcomes that lead to player 1 choosing between a loss and a draw for
-/// itself). Expected values for player 0: die 0 -> 0.0, die 1 -> 0.6.
+/// A one-move dice game: player 0 picks a die, nature rolls it, and after
+/// a winning roll player 1 moves (it can save a draw after roll 2 of die
+/// 1). Expected values for player 0: die 0 -> 0.0, die 1 -> 0.4.
 #[derive(Clone, Copy, Debug, Default)]
 struct Dice {
     stage: u8,
@@ -220,7 +218,7 @@ impl Game for Dice {
             }
             (Turn::Chance, _) => {
                 // Die 1: outcome 0 loses (0.1), 1 wins (0.5), 2 wins unless
-                // player 1 saves a draw (0.4): EV 0.5 - 0.1 = 0.4... see below.
+                // player 1 saves a draw (0.4).
                 out[..3].copy_from_slice(&[0.1, 0.5, 0.4]);
                 3
             }
@@ -232,8 +230,8 @@ impl Game for Dice {
             return Err(EnvError::WrongTurn { game: "dice", expected: "a chance node", found: "a player" });
         }
         self.roll = outcome as u8;
-        let lose = (self.die == 0 && outcome == 0) || (self.die == 1 && outcome == 0);
-        if lose {
+        // Outcome 0 loses with either die.
+        if outcome == 0 {
             self.result = Some(-1.0);
         } else {
             self.stage = 2;

@@ -230,12 +230,13 @@ impl AzConfig {
         }
     }
 
-    /// Backgammon: micro-actions and dice as chance nodes.
+    /// Backgammon: pgx's micro-actions (a search per checker moved) and
+    /// dice as chance nodes; 30 minutes on two cores.
     pub fn backgammon() -> Self {
         Self {
-            iterations: 400,
+            iterations: 1000,
             time_limit_minutes: 30.0,
-            network: NetworkConfig { width: 140, blocks: 2 },
+            network: NetworkConfig { width: 128, blocks: 2 },
             mcts: MctsConfig {
                 simulations: 50,
                 dirichlet_alpha: 0.5,
@@ -247,21 +248,21 @@ impl AzConfig {
                 workers: 1,
                 parallel_games: 64,
                 games_per_iteration: 64,
-                temperature_moves: 20,
-                max_moves: 2000,
+                temperature_moves: 30,
+                max_moves: 3000,
                 ..SelfPlayConfig::default()
             },
             training: TrainingConfig {
                 lr: 1e-3,
                 batch: 256,
-                steps_per_iteration: 60,
+                steps_per_iteration: 100,
                 replay_capacity: 300_000,
-                min_replay: 5000,
+                min_replay: 10_000,
                 ..TrainingConfig::default()
             },
             eval: EvalConfig {
                 every: 10,
-                games_vs_random: 100,
+                games_vs_random: 50,
                 games_vs_rollout: 0,
                 rollout_simulations: 100,
                 simulations: 100,

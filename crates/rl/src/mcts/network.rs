@@ -50,13 +50,18 @@ impl<G: Game> NetEvaluator<G> {
 }
 
 /// An error unless `net` fits game `G` and `params` holds its parameters.
+///
+/// The policy head may be wider than the game's action space: the logits
+/// past `G::ACTIONS` are computed and dropped. That lets the `mcts/*`
+/// benchmarks run ANCHORS.md's 283K network (676 policy outputs) on
+/// backgammon's 156 actions; a trained network has exactly `G::ACTIONS`.
 pub fn check_network<G: Game>(net: &PolicyValueNet, params: &Params) -> Result<()> {
     let mismatch = |what, expected, found| RlError::Length { op: "NetEvaluator::new", what, expected, found };
     if net.stem.inputs != G::OBSERVATION_SIZE {
         return Err(mismatch("network inputs (the game's observation size)", G::OBSERVATION_SIZE, net.stem.inputs));
     }
-    if net.head.policy.outputs != G::ACTIONS {
-        return Err(mismatch("policy outputs (the game's actions)", G::ACTIONS, net.head.policy.outputs));
+    if net.head.policy.outputs < G::ACTIONS {
+        return Err(mismatch("policy outputs (at least the game's actions)", G::ACTIONS, net.head.policy.outputs));
     }
     use minnow_nn::Module;
     let mut bad = None;
@@ -87,7 +92,15 @@ impl<G: Game> Evaluator<G> for NetEvaluator<G> {
         // Shapes were checked when the evaluator was built.
         let x = g.input(&[n, width], &self.obs[..n * width]).expect("NetEvaluator: observation batch shape");
         let (l, v) = self.net.forward(&mut g, x).expect("NetEvaluator: network checked against the game");
-        logits.copy_from_slice(g.value(l));
+        let (all, a) = (g.value(l), G::ACTIONS);
+        let width = all.len() / n;
+        if width == a {
+            logits.copy_from_slice(all);
+        } else {
+            for (dst, src) in logits.chunks_exact_mut(a).zip(all.chunks_exact(width)) {
+                dst.copy_from_slice(&src[..a]);
+            }
+        }
         values.copy_from_slice(g.value(v));
     }
 }

@@ -1,0 +1,178 @@
+//! `mcts/backgammon`: self-play search throughput with ANCHORS.md's
+//! 283K-parameter policy/value network (input width 202, backgammon's
+//! observation; the 676-wide policy head is kept and its first 156 logits
+//! used). 64 games advance in lock step, 100 simulations per move, four
+//! leaves per tree per round under virtual loss, so each network call
+//! evaluates up to 256 leaves; dice are chance nodes inside the trees,
+//! and the tree under the move played is kept. One `run` is one move of
+//! every game: 6,400 simulations, the moves chosen with temperature 1, the
+//! dice after them rolled, finished games restarted.
+//!
+//! - `mcts/backgammon`: one thread, simulations/s.
+//! - `mcts/backgammon/games`: the same loop, finished games per second
+//!   (averaged over every call timed; x60 for games/min).
+//! - `mcts/backgammon/2thr`: two threads, each with its own 64 games and
+//!   evaluator, simulations/s in total (threads are spawned per call, which
+//!   allocates; the one-thread workload is the allocation-free one).
+
+use super::az;
+use crate::{Work, Workload};
+use minnow_envs::{Backgammon, Game, Turn};
+use minnow_nn::{Params, PolicyValueNetConfig};
+use minnow_rl::mcts::{LeafBatch, MctsConfig, NetEvaluator, Search, search_batched};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use std::sync::Arc;
+
+pub const SIMULATIONS: u32 = 100;
+pub const GAMES: usize = 64;
+pub const LEAVES: u32 = 4;
+
+/// ANCHORS.md's network with backgammon's input width.
+pub const CONFIG: PolicyValueNetConfig = PolicyValueNetConfig { inputs: 202, ..az::CONFIG };
+
+/// One thread's self-play: games, trees, batch, evaluator.
+#[allow(missing_debug_implementations)]
+pub struct SelfPlay {
+    searches: Vec<Search<Backgammon>>,
+    batch: LeafBatch<Backgammon>,
+    eval: NetEvaluator<Backgammon>,
+    rng: Pcg64Mcg,
+    outcomes: Vec<f32>,
+    games_started: u64,
+    pub games_finished: u64,
+    pub moves: u64,
+}
+
+impl SelfPlay {
+    pub fn new(seed: u64) -> Self {
+        let mut rng = Pcg64Mcg::seed_from_u64(2);
+        let mut params = Params::new();
+        let net = CONFIG.init(&mut params, "az", &mut rng).expect("valid network");
+        let config = MctsConfig { simulations: SIMULATIONS, leaves_per_round: LEAVES, ..MctsConfig::default() };
+        let mut games_started = 0;
+        let searches = (0..GAMES)
+            .map(|i| {
+                let mut g = Backgammon::default();
+                g.reset(seed * 1_000_000 + i as u64);
+                games_started += 1;
+                Search::new(&config, &g).expect("valid search config")
+            })
+            .collect();
+        Self {
+            searches,
+            batch: LeafBatch::new(GAMES * LEAVES as usize),
+            eval: NetEvaluator::new(&net, Arc::new(params)).expect("the network fits backgammon"),
+            rng: Pcg64Mcg::seed_from_u64(seed),
+            outcomes: vec![0.0; Backgammon::MAX_OUTCOMES],
+            games_started,
+            games_finished: 0,
+            moves: 0,
+        }
+    }
+
+    /// One move of every game (a search of `SIMULATIONS` each); returns
+    /// the simulations run.
+    pub fn step(&mut self) -> u64 {
+        for s in &mut self.searches {
+            s.begin(true, &mut self.rng).expect("every root is a player's decision");
+        }
+        search_batched(&mut self.searches, &mut self.batch, &mut self.eval, &mut self.rng);
+        let mut sims = 0;
+        for s in &mut self.searches {
+            sims += s.simulations_done() as u64;
+            let a = s.choose_action(1.0, &mut self.rng).expect("a searched root");
+            s.apply(a).expect("a legal move");
+            self.moves += 1;
+            loop {
+                match s.root().turn() {
+                    Turn::Player(_) => break,
+                    Turn::Chance => {
+                        let n = s.root().chance_outcomes(&mut self.outcomes);
+                        let mut x = self.rng.random::<f32>();
+                        let mut o = n - 1;
+                        for (i, &p) in self.outcomes[..n].iter().enumerate() {
+                            if x < p {
+                                o = i;
+                                break;
+                            }
+                            x -= p;
+                        }
+                        s.apply_chance(o).expect("a listed outcome");
+                    }
+                    Turn::Over => {
+                        self.games_finished += 1;
+                        let mut g = Backgammon::default();
+                        g.reset(self.games_started);
+                        self.games_started += 1;
+                        s.reset(&g);
+                    }
+                }
+            }
+        }
+        sims
+    }
+}
+
+/// `mcts/backgammon` (simulations/s) or `mcts/backgammon/games` (games/s).
+#[allow(missing_debug_implementations)]
+pub struct MctsBackgammon {
+    play: SelfPlay,
+    games: bool,
+    calls: u64,
+}
+
+impl MctsBackgammon {
+    pub fn new(games: bool) -> Self {
+        Self { play: SelfPlay::new(1), games, calls: 0 }
+    }
+
+    pub fn self_play(&mut self) -> &mut SelfPlay {
+        &mut self.play
+    }
+}
+
+impl Workload for MctsBackgammon {
+    fn name(&self) -> String {
+        if self.games { "mcts/backgammon/games".into() } else { "mcts/backgammon".into() }
+    }
+    fn work(&self) -> Work {
+        if self.games {
+            Work::Items(self.play.games_finished as f64 / self.calls.max(1) as f64, "games/s")
+        } else {
+            Work::Items((GAMES as u32 * SIMULATIONS) as f64, "sim/s")
+        }
+    }
+    fn run(&mut self) {
+        self.play.step();
+        self.calls += 1;
+    }
+}
+
+/// `mcts/backgammon/2thr`: two self-play threads.
+#[allow(missing_debug_implementations)]
+pub struct MctsBackgammonThreads {
+    plays: Vec<SelfPlay>,
+}
+
+impl Workload for MctsBackgammonThreads {
+    fn name(&self) -> String {
+        format!("mcts/backgammon/{}thr", self.plays.len())
+    }
+    fn work(&self) -> Work {
+        Work::Items((self.plays.len() * GAMES * SIMULATIONS as usize) as f64, "sim/s")
+    }
+    fn run(&mut self) {
+        std::thread::scope(|s| {
+            for p in &mut self.plays {
+                s.spawn(move || p.step());
+            }
+        });
+    }
+}
+
+pub fn register(list: &mut Vec<Box<dyn Workload>>) {
+    list.push(Box::new(MctsBackgammon::new(false)));
+    list.push(Box::new(MctsBackgammon::new(true)));
+    list.push(Box::new(MctsBackgammonThreads { plays: (1..=2).map(SelfPlay::new).collect() }));
+}
