@@ -126,7 +126,10 @@ fn train_digits(task: &str, args: &TrainArgs) -> Result<(), String> {
 
 /// The task's defaults with the keys of a JSON config file laid over them
 /// (nested objects merge key by key); unknown keys are errors.
-pub(crate) fn layered<T: serde::Serialize + serde::de::DeserializeOwned>(defaults: T, path: &Path) -> Result<T, String> {
+pub(crate) fn layered<T: serde::Serialize + serde::de::DeserializeOwned>(
+    defaults: T,
+    path: &Path,
+) -> Result<T, String> {
     let fail = |e: &dyn std::fmt::Display| format!("--config {}: {e}", path.display());
     let text = std::fs::read_to_string(path).map_err(|e| fail(&e))?;
     let overrides: serde_json::Value = serde_json::from_str(&text).map_err(|e| fail(&e))?;
@@ -145,7 +148,9 @@ fn merge(into: &mut serde_json::Value, overrides: serde_json::Map<String, serde_
     };
     for (key, value) in overrides {
         match (fields.get_mut(&key), value) {
-            (Some(existing @ serde_json::Value::Object(_)), serde_json::Value::Object(nested)) => merge(existing, nested),
+            (Some(existing @ serde_json::Value::Object(_)), serde_json::Value::Object(nested)) => {
+                merge(existing, nested)
+            }
             (_, value) => {
                 fields.insert(key, value);
             }

@@ -100,6 +100,7 @@ impl<E: DqnEnv> DqnRun<E> {
         run.episodes = number("episodes")?;
         run.curriculum = read_meta(&src, "curriculum")?;
         run.recent = read_meta(&src, "recent")?;
+        run.recent.reserve();
         run.set_fresh();
         Ok(run)
     }

@@ -53,6 +53,9 @@ pub struct DqnConfig {
     /// Clip the gradient's global L2 norm to this (0: no clipping).
     pub max_grad_norm: f32,
     pub huber_delta: f32,
+    /// Rewards are multiplied by this before they are stored (returns and
+    /// scores reported stay in the environment's units).
+    pub reward_scale: f32,
     pub target: TargetUpdate,
     /// Exploration rate as a function of environment steps.
     pub epsilon: EpsilonSchedule,
@@ -90,6 +93,7 @@ impl Default for DqnConfig {
             adam_eps: 1e-8,
             max_grad_norm: 10.0,
             huber_delta: 1.0,
+            reward_scale: 1.0,
             target: TargetUpdate::Polyak { tau: 0.01 },
             epsilon: EpsilonSchedule::Linear { start: 1.0, end: 0.01, steps: 20_000 },
             curriculum: None,
@@ -134,6 +138,7 @@ impl DqnConfig {
             });
         }
         check.positive("huber_delta", self.huber_delta)?;
+        check.positive("reward_scale", self.reward_scale)?;
         match self.target {
             TargetUpdate::Hard { every } => check.count_in("target.every", "a value >= 1", every, 1, u64::MAX)?,
             TargetUpdate::Polyak { tau } => check.fraction("target.tau", tau)?,

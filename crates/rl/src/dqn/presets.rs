@@ -49,4 +49,27 @@ impl DqnConfig {
             ..Self::default()
         }
     }
+
+    /// 2048 from the start position, rewards scaled to keep Q near 1..100.
+    pub fn game2048() -> Self {
+        Self {
+            hidden: vec![256, 256],
+            layer_norm: true,
+            gamma: 0.99,
+            n_step: 3,
+            lr: 5e-4,
+            batch_size: 128,
+            replay_capacity: 200_000,
+            learning_starts: 10_000,
+            num_envs: 32,
+            updates_per_step: 2,
+            reward_scale: 1.0 / 64.0,
+            target: TargetUpdate::Polyak { tau: 0.005 },
+            epsilon: EpsilonSchedule::Linear { start: 1.0, end: 0.01, steps: 200_000 },
+            env_steps: 5_000_000,
+            eval_every: 250_000,
+            checkpoint_every: 1_000_000,
+            ..Self::default()
+        }
+    }
 }

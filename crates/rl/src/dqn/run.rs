@@ -22,6 +22,20 @@ pub struct RecentEpisodes {
 }
 
 impl RecentEpisodes {
+    /// Empty, with room for all [`RECENT_EPISODES`] (pushing never allocates).
+    pub fn new() -> Self {
+        let mut recent = Self::default();
+        recent.reserve();
+        recent
+    }
+
+    pub(crate) fn reserve(&mut self) {
+        let room = RECENT_EPISODES.saturating_sub(self.returns.len());
+        self.returns.reserve_exact(room);
+        self.lengths.reserve_exact(room);
+        self.successes.reserve_exact(room);
+    }
+
     fn push(&mut self, ret: f32, len: u32, success: bool) {
         let slot = (self.total % RECENT_EPISODES as u64) as usize;
         if self.returns.len() < RECENT_EPISODES {
@@ -106,7 +120,7 @@ impl<E: DqnEnv> DqnRun<E> {
             episodes: 0,
             env_steps: 0,
             curriculum,
-            recent: RecentEpisodes::default(),
+            recent: RecentEpisodes::new(),
             fresh: true,
             last_update: None,
         })
@@ -206,7 +220,7 @@ impl<E: DqnEnv> DqnRun<E> {
         let transition = Step {
             obs: &self.obs[row.clone()],
             action,
-            reward: step.reward,
+            reward: step.reward * self.learner.config.reward_scale,
             next_obs: &self.next_obs,
             next_mask: &self.next_mask,
             terminated: step.done,

@@ -1,0 +1,183 @@
+//! DQN: the learner's targets, learning on the cube, bad configs, and
+//! checkpoints that resume exactly.
+
+use minnow_envs::{CartPole, CartPoleConfig, Cube2, Cube2Config, Env};
+use minnow_rl::dqn::eval::{evaluate_cube, play_greedy};
+use minnow_rl::dqn::{CurriculumConfig, DqnConfig, DqnLearner, DqnRun, TargetUpdate};
+use minnow_rl::{EpsilonSchedule, RlError, Transition, TransitionSink};
+use rand::{Rng, SeedableRng};
+
+fn small(config: DqnConfig) -> DqnConfig {
+    DqnConfig { hidden: vec![32], batch_size: 16, replay_capacity: 1_000, learning_starts: 16, ..config }
+}
+
+/// With gamma 0 the target is the reward, so a learner replaying two
+/// one-step transitions must bring Q of each action to its own reward
+/// (and with PER the importance weights must not bias that).
+#[test]
+fn q_converges_to_one_step_rewards() {
+    for prioritized in [false, true] {
+        let config = DqnConfig { gamma: 0.0, n_step: 1, lr: 1e-2, prioritized, ..small(DqnConfig::default()) };
+        let mut learner = DqnLearner::new(&config, 4, 2, false, 1_000).unwrap();
+        let (obs, next) = ([1.0, 0.0, 0.5, 0.0], [0.0; 4]);
+        for (action, reward) in [(0, 2.0), (1, -1.0)] {
+            for _ in 0..8 {
+                let t = Transition::one_step(&obs, action, reward, &next, false, 0.0);
+                learner.memory_mut().push_transition(&t).unwrap();
+            }
+        }
+        for _ in 0..600 {
+            learner.update().unwrap();
+        }
+        let mut g = minnow_autodiff::Tape::new();
+        let mut inference = g.inference(learner.params());
+        let x = inference.input(&[1, 4], &obs).unwrap();
+        let q = learner.network().forward(&mut inference, x).unwrap();
+        let q = inference.value(q);
+        assert!((q[0] - 2.0).abs() < 0.05 && (q[1] + 1.0).abs() < 0.05, "prioritized {prioritized}: Q = {q:?}");
+    }
+}
+
+fn cube_env() -> Cube2 {
+    Cube2::new(Cube2Config { scramble_depth: 1, max_steps: 6, reward_solved: 0.0, reward_step: -1.0 }).unwrap()
+}
+
+/// A random policy's share of depth-2 positions solved within 4 moves.
+fn random_solve_rate(positions: &[minnow_envs::CubeState]) -> f64 {
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(9);
+    let mut solved = 0;
+    for &s in positions {
+        let mut env = cube_env();
+        env.reset_to(s);
+        for _ in 0..4 {
+            if env.step(rng.random_range(0..6)).unwrap().done {
+                solved += 1;
+                break;
+            }
+        }
+    }
+    solved as f64 / positions.len() as f64
+}
+
+#[test]
+fn cube_agent_learns_short_scrambles() {
+    let config = DqnConfig {
+        seed: 3,
+        hidden: vec![128],
+        batch_size: 64,
+        replay_capacity: 20_000,
+        learning_starts: 1_000,
+        num_envs: 16,
+        updates_per_step: 1,
+        n_step: 1,
+        lr: 1e-3,
+        epsilon: EpsilonSchedule::Linear { start: 1.0, end: 0.1, steps: 5_000 },
+        curriculum: Some(CurriculumConfig { start: 2, max: 3, window: 200, threshold: 0.9 }),
+        env_steps: 12_000,
+        checkpoint_every: 1_000_000,
+        ..DqnConfig::default()
+    };
+    let mut run = DqnRun::new(&config, cube_env()).unwrap();
+    while !run.is_done() {
+        run.step().unwrap();
+    }
+    let positions = minnow_envs::CubeDistances::get().evaluation_set(2, 300, 5).unwrap();
+    let random = random_solve_rate(&positions);
+    let learned = evaluate_cube(run.learner_mut(), [1, 2], 300, 5).unwrap();
+    assert_eq!(learned[0].solved_within_d, 1.0, "distance 1 must be solved in one move: {learned:?}");
+    assert!(
+        learned[1].solved_within_2d > 0.9 && learned[1].solved_within_2d > 3.0 * random,
+        "distance 2: learned {:?}, random {random}",
+        learned[1]
+    );
+}
+
+#[test]
+fn bad_configs_are_named_errors() {
+    let cases: [(&str, DqnConfig); 6] = [
+        ("gamma", DqnConfig { gamma: 1.5, ..DqnConfig::default() }),
+        ("n_step", DqnConfig { n_step: 0, ..DqnConfig::default() }),
+        ("replay_capacity", DqnConfig { batch_size: 512, replay_capacity: 100, ..DqnConfig::default() }),
+        ("lr", DqnConfig { lr: f32::NAN, ..DqnConfig::default() }),
+        ("target.tau", DqnConfig { target: TargetUpdate::Polyak { tau: 0.0 }, ..DqnConfig::default() }),
+        ("hidden", DqnConfig { hidden: vec![], ..DqnConfig::default() }),
+    ];
+    for (field, config) in cases {
+        let err = DqnRun::new(&config, CartPole::new(CartPoleConfig::default()).unwrap()).unwrap_err();
+        assert!(err.to_string().contains(field), "{field}: {err}");
+    }
+}
+
+#[test]
+fn illegal_actions_are_errors_not_panics() {
+    let mut env = CartPole::new(CartPoleConfig::default()).unwrap();
+    assert!(env.step(7).is_err());
+    let mut learner = DqnLearner::new(&small(DqnConfig::default()), 4, 2, false, 10).unwrap();
+    // Too few transitions for a batch.
+    assert!(matches!(learner.update(), Err(RlError::BatchTooLarge { .. })));
+    let mut envs = vec![env];
+    let outcomes = play_greedy(&mut learner, &mut envs, 3).unwrap();
+    assert_eq!(outcomes[0].steps, 3);
+}
+
+fn cartpole_config() -> DqnConfig {
+    DqnConfig {
+        env_steps: 2_400,
+        checkpoint_every: 1_200,
+        num_envs: 4,
+        prioritized: true,
+        ..small(DqnConfig::cartpole())
+    }
+}
+
+fn cartpole() -> CartPole {
+    CartPole::new(CartPoleConfig::default()).unwrap()
+}
+
+#[test]
+fn resumed_run_continues_exactly() {
+    let config = cartpole_config();
+    let dir = std::env::temp_dir().join(format!("minnow-dqn-resume-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("run.safetensors");
+
+    let mut straight = DqnRun::new(&config, cartpole()).unwrap();
+    let mut first = DqnRun::new(&config, cartpole()).unwrap();
+    while !first.at_boundary() || first.env_steps() == 0 {
+        first.step().unwrap();
+    }
+    first.save(&path).unwrap();
+    drop(first);
+    let mut resumed = DqnRun::resume(&config, cartpole(), &path).unwrap();
+    assert_eq!(resumed.env_steps(), 1_200);
+    while !straight.is_done() {
+        straight.step().unwrap();
+    }
+    while !resumed.is_done() {
+        resumed.step().unwrap();
+    }
+    assert_eq!(straight.learner().params().values(), resumed.learner().params().values());
+    assert_eq!(straight.learner().updates(), resumed.learner().updates());
+    assert_eq!(straight.recent(), resumed.recent());
+
+    // Another network shape: a clear error naming what differs.
+    let wider = DqnConfig { hidden: vec![64], ..config.clone() };
+    let err = DqnRun::resume(&wider, cartpole(), &path).unwrap_err().to_string();
+    assert!(err.contains("hidden"), "{err}");
+    // Another task.
+    let err = DqnRun::resume(&config, cube_env(), &path).unwrap_err().to_string();
+    assert!(err.contains("cartpole"), "{err}");
+    // A truncated file.
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    assert!(DqnRun::resume(&config, cartpole(), &path).is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn saving_mid_episode_is_refused() {
+    let config = cartpole_config();
+    let mut run = DqnRun::new(&config, cartpole()).unwrap();
+    run.step().unwrap();
+    assert!(run.save(&std::env::temp_dir().join("never-written.safetensors")).is_err());
+}

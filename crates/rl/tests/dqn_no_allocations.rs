@@ -1,0 +1,49 @@
+//! A DQN run's steps (acting, n-step, replay, update) allocate nothing
+//! once warmed up.
+
+use minnow_arena::{CountingAlloc, count_allocations};
+use minnow_envs::{Cube2, Cube2Config, Game2048, Game2048Config};
+use minnow_rl::dqn::{DqnConfig, DqnEnv, DqnRun};
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+fn assert_steps_allocate_nothing<E: DqnEnv>(config: DqnConfig, env: E) {
+    let mut run = DqnRun::new(&config, env).unwrap();
+    // Past learning_starts and through a few episode ends.
+    for _ in 0..2000 {
+        run.step().unwrap();
+    }
+    assert!(run.learner().updates() > 0);
+    let (_, on_thread, _) = count_allocations(|| {
+        for _ in 0..300 {
+            run.step().unwrap();
+        }
+    });
+    assert_eq!(on_thread.allocations, 0, "{}: {} bytes allocated", E::NAME, on_thread.bytes);
+}
+
+fn config(prioritized: bool) -> DqnConfig {
+    DqnConfig {
+        hidden: vec![64, 32],
+        batch_size: 32,
+        replay_capacity: 5_000,
+        learning_starts: 100,
+        num_envs: 4,
+        prioritized,
+        checkpoint_every: 1_000_000,
+        env_steps: 1_000_000,
+        ..DqnConfig::default()
+    }
+}
+
+#[test]
+fn cube_steps_allocate_nothing() {
+    let env = Cube2::new(Cube2Config { scramble_depth: 3, max_steps: 6, ..Cube2Config::default() }).unwrap();
+    assert_steps_allocate_nothing(config(true), env);
+}
+
+#[test]
+fn game2048_steps_allocate_nothing() {
+    assert_steps_allocate_nothing(config(false), Game2048::new(Game2048Config::default()).unwrap());
+}

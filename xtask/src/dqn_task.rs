@@ -1,0 +1,264 @@
+//! `cargo xtask train dqn-cube | dqn-2048 | dqn-cartpole`: a DQN run with a
+//! progress bar, metrics, a learning curve, checkpoints with exact
+//! `--resume`, and a final greedy evaluation table.
+
+use crate::train::{FrontEnd, TrainArgs, layered};
+use minnow_envs::{CartPole, CartPoleConfig, Cube2, Cube2Config, Env, Game2048, Game2048Config};
+use minnow_rl::dqn::eval::{evaluate_2048, evaluate_cube, play_greedy};
+use minnow_rl::dqn::{DqnConfig, DqnEnv, DqnLearner, DqnRun};
+use minnow_train::{Event, Observer};
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use std::time::Instant;
+
+/// A task's whole config: the learner's, the environment's and the evaluation's.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TaskConfig<C> {
+    dqn: DqnConfig,
+    env: C,
+    eval: EvalConfig,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EvalConfig {
+    /// Positions per distance (cube) or games (2048, CartPole) at each
+    /// evaluation during training, and in the final one.
+    during: usize,
+    last: usize,
+    seed: u64,
+}
+
+/// What differs between the DQN tasks.
+trait DqnTask: DqnEnv + Sized {
+    type EnvConfig: Clone + std::fmt::Debug + Serialize + DeserializeOwned;
+    fn defaults() -> TaskConfig<Self::EnvConfig>;
+    fn build(config: &Self::EnvConfig) -> Result<Self, String>;
+    /// The metric plotted beside the loss.
+    const HEADLINE: &'static str;
+    /// Evaluation metrics (the headline first) and a table to print.
+    fn evaluate(learner: &mut DqnLearner, env: &Self, count: usize, seed: u64) -> Result<(Metrics, String), String>;
+}
+
+type Metrics = Vec<(&'static str, f64)>;
+
+impl DqnTask for Cube2 {
+    type EnvConfig = Cube2Config;
+    const HEADLINE: &'static str = "solved_d7_2d";
+
+    /// A cost of 1 per move: Q estimates minus the moves left, so
+    /// neighbouring distances differ by a whole unit at every depth.
+    fn defaults() -> TaskConfig<Cube2Config> {
+        let env = Cube2Config { scramble_depth: 1, max_steps: 14, reward_solved: 0.0, reward_step: -1.0 };
+        TaskConfig { dqn: DqnConfig::cube(), env, eval: EvalConfig { during: 100, last: 1000, seed: 2024 } }
+    }
+
+    fn build(config: &Cube2Config) -> Result<Self, String> {
+        Cube2::new(*config).map_err(|e| e.to_string())
+    }
+
+    fn evaluate(learner: &mut DqnLearner, _: &Self, count: usize, seed: u64) -> Result<(Metrics, String), String> {
+        let results = evaluate_cube(learner, 1..=14, count, seed).map_err(|e| e.to_string())?;
+        let at = |d: usize| results[d - 1];
+        let metrics = vec![
+            ("solved_d7_2d", at(7).solved_within_2d),
+            ("solved_d4_d", at(4).solved_within_d),
+            ("solved_d7_d", at(7).solved_within_d),
+            ("solved_d10_2d", at(10).solved_within_2d),
+            ("solved_d14_2d", at(14).solved_within_2d),
+        ];
+        let mut table =
+            format!("{:>8} {:>10} {:>12} {:>12} {:>12}\n", "distance", "positions", "within d", "within 2d", "excess");
+        for r in &results {
+            table += &format!(
+                "{:>8} {:>10} {:>11.1}% {:>11.1}% {:>12.2}\n",
+                r.distance,
+                r.positions,
+                100.0 * r.solved_within_d,
+                100.0 * r.solved_within_2d,
+                r.mean_excess
+            );
+        }
+        Ok((metrics, table))
+    }
+}
+
+impl DqnTask for Game2048 {
+    type EnvConfig = Game2048Config;
+    const HEADLINE: &'static str = "mean_score";
+
+    fn defaults() -> TaskConfig<Game2048Config> {
+        TaskConfig {
+            dqn: DqnConfig::game2048(),
+            env: Game2048Config::default(),
+            eval: EvalConfig { during: 100, last: 1000, seed: 2048 },
+        }
+    }
+
+    fn build(config: &Game2048Config) -> Result<Self, String> {
+        Game2048::new(*config).map_err(|e| e.to_string())
+    }
+
+    fn evaluate(learner: &mut DqnLearner, env: &Self, count: usize, seed: u64) -> Result<(Metrics, String), String> {
+        let r = evaluate_2048(learner, env, count, seed).map_err(|e| e.to_string())?;
+        let metrics = vec![
+            ("mean_score", r.mean_score),
+            ("mean_moves", r.mean_moves),
+            ("reached_512", r.reached_512),
+            ("reached_1024", r.reached_1024),
+            ("reached_2048", r.reached_2048),
+        ];
+        let mut table = format!(
+            "{} games: mean score {:.0}, mean moves {:.1}; reached 512 {:.1}%, 1024 {:.1}%, 2048 {:.1}%\nlargest tile:",
+            r.games,
+            r.mean_score,
+            r.mean_moves,
+            100.0 * r.reached_512,
+            100.0 * r.reached_1024,
+            100.0 * r.reached_2048
+        );
+        for (tile, share) in &r.max_tiles {
+            table += &format!(" {tile}: {:.1}%", 100.0 * share);
+        }
+        Ok((metrics, table + "\n"))
+    }
+}
+
+impl DqnTask for CartPole {
+    type EnvConfig = CartPoleConfig;
+    const HEADLINE: &'static str = "mean_return_last_100";
+
+    fn defaults() -> TaskConfig<CartPoleConfig> {
+        TaskConfig {
+            dqn: DqnConfig::cartpole(),
+            env: CartPoleConfig::default(),
+            eval: EvalConfig { during: 20, last: 100, seed: 500 },
+        }
+    }
+
+    fn build(config: &CartPoleConfig) -> Result<Self, String> {
+        CartPole::new(*config).map_err(|e| e.to_string())
+    }
+
+    fn evaluate(learner: &mut DqnLearner, env: &Self, count: usize, seed: u64) -> Result<(Metrics, String), String> {
+        let mut envs: Vec<CartPole> = (0..count as u64)
+            .map(|k| {
+                let mut e = env.clone();
+                e.reset(seed + k);
+                e
+            })
+            .collect();
+        let outcomes = play_greedy(learner, &mut envs, usize::MAX).map_err(|e| e.to_string())?;
+        let mean = outcomes.iter().map(|o| o.ret as f64).sum::<f64>() / count.max(1) as f64;
+        Ok((vec![("greedy_return", mean)], format!("greedy return over {count} episodes: {mean:.1}\n")))
+    }
+}
+
+pub fn train_dqn(task: &str, args: &TrainArgs) -> Result<(), String> {
+    match task {
+        "dqn-cube" => train::<Cube2>(task, args),
+        "dqn-2048" => train::<Game2048>(task, args),
+        _ => train::<CartPole>(task, args),
+    }
+}
+
+fn train<E: DqnTask>(task: &str, args: &TrainArgs) -> Result<(), String> {
+    let mut config = match &args.config {
+        None => E::defaults(),
+        Some(path) => layered(E::defaults(), path)?,
+    };
+    if let Some(seed) = args.seed {
+        config.dqn.seed = seed;
+    }
+    if let Some(steps) = args.steps {
+        config.dqn.env_steps = steps;
+    }
+    config.dqn.validate().map_err(|e| e.to_string())?;
+    let env = E::build(&config.env)?;
+
+    let out = args.out.clone().unwrap_or_else(|| crate::workspace_root().join("runs").join(task));
+    std::fs::create_dir_all(&out).map_err(|e| format!("--out {}: {e}", out.display()))?;
+    let checkpoint = out.join("checkpoint.safetensors");
+    let mut run = if args.resume {
+        if !checkpoint.exists() {
+            return Err(format!("--resume: no checkpoint at {}", checkpoint.display()));
+        }
+        DqnRun::resume(&config.dqn, env.clone(), &checkpoint).map_err(|e| e.to_string())?
+    } else {
+        if checkpoint.exists() {
+            return Err(format!(
+                "{} already holds a run: pass --resume to continue it, or --out for a new one",
+                out.display()
+            ));
+        }
+        DqnRun::new(&config.dqn, env.clone()).map_err(|e| e.to_string())?
+    };
+    let config_json = serde_json::to_string_pretty(&config).unwrap_or_default();
+    std::fs::write(out.join("config.json"), config_json).map_err(|e| format!("{}: {e}", out.display()))?;
+
+    let total = config.dqn.env_steps;
+    println!("training {task} for {total} environment steps -> {}", out.display());
+    let mut front = FrontEnd::open(&out, run.env_steps(), total, E::HEADLINE)?;
+    let (started, start_steps, start_updates) = (Instant::now(), run.env_steps(), run.learner().updates());
+    let log_every = (total / 2000).max(config.dqn.num_envs as u64);
+    let mut eval_seconds = 0.0;
+    while !run.is_done() {
+        let before = run.env_steps();
+        run.step().map_err(|e| e.to_string())?;
+        let steps = run.env_steps();
+        if before / log_every != steps / log_every {
+            let recent = run.recent();
+            let loss = run.last_update().map_or(f64::NAN, |u| u.loss as f64);
+            let mut metrics = vec![
+                ("loss", loss),
+                ("mean_return_last_100", recent.mean_return() as f64),
+                ("success_rate_last_100", recent.success_rate() as f64),
+                ("mean_length_last_100", recent.mean_length() as f64),
+                ("epsilon", run.epsilon() as f64),
+            ];
+            if run.config().curriculum.is_some() {
+                metrics.push(("level", run.level() as f64));
+            }
+            front.observe(Event::Step { step: steps, total, metrics: &metrics });
+            let seconds = started.elapsed().as_secs_f64() - eval_seconds;
+            front.bar.set_message(format!(
+                "loss {loss:.3} return {:.1} success {:.0}%{} | {:.0} steps/s {:.0} updates/s",
+                recent.mean_return(),
+                100.0 * recent.success_rate(),
+                if run.config().curriculum.is_some() { format!(" level {}", run.level()) } else { String::new() },
+                (steps - start_steps) as f64 / seconds,
+                (run.learner().updates() - start_updates) as f64 / seconds,
+            ));
+        }
+        if before / config.dqn.eval_every != steps / config.dqn.eval_every {
+            let t = Instant::now();
+            let (metrics, _) = E::evaluate(run.learner_mut(), &env, config.eval.during, config.eval.seed)?;
+            front.observe(Event::Eval { step: steps, metrics: &metrics });
+            eval_seconds += t.elapsed().as_secs_f64();
+        }
+        if run.at_boundary() {
+            run.save(&checkpoint).map_err(|e| e.to_string())?;
+            front.observe(Event::Checkpoint { step: steps, path: &checkpoint });
+        }
+    }
+    front.bar.finish_and_clear();
+    let seconds = started.elapsed().as_secs_f64() - eval_seconds;
+    front.plot(&out.join("curve.png"), task)?;
+    let (steps, updates) = (run.env_steps() - start_steps, run.learner().updates() - start_updates);
+    println!(
+        "{task}: {steps} environment steps and {updates} updates in {seconds:.1} s of training ({:.0} steps/s, {:.0} updates/s); last 100 episodes: return {:.1}, success {:.1}%",
+        steps as f64 / seconds,
+        updates as f64 / seconds,
+        run.recent().mean_return(),
+        100.0 * run.recent().success_rate()
+    );
+    let t = Instant::now();
+    let (metrics, table) = E::evaluate(run.learner_mut(), &env, config.eval.last, config.eval.seed)?;
+    println!("final greedy evaluation ({:.1} s):\n{table}", t.elapsed().as_secs_f64());
+    let summary: serde_json::Map<String, serde_json::Value> =
+        metrics.iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect();
+    std::fs::write(out.join("eval.json"), serde_json::Value::Object(summary).to_string())
+        .map_err(|e| format!("{}: {e}", out.display()))?;
+    println!("wrote {}/{{metrics.jsonl, curve.png, checkpoint.safetensors, config.json, eval.json}}", out.display());
+    Ok(())
+}
