@@ -66,20 +66,22 @@ fn batched_search_with_a_network_allocates_nothing_per_simulation() {
 }
 
 #[test]
-fn rollout_search_allocates_nothing() {
-    let mut rng = Pcg64Mcg::seed_from_u64(1);
-    let config = MctsConfig { simulations: 200, ..MctsConfig::default() };
-    let mut search = Search::new(&config, &TicTacToe::new()).unwrap();
-    let mut eval = RolloutEvaluator::new::<TicTacToe>(1, 0);
-    let mut game_loop = |search: &mut Search<TicTacToe>| {
-        search.reset(&TicTacToe::new());
-        while matches!(search.root().turn(), Turn::Player(_)) {
-            search.run(&mut eval, true, &mut rng).unwrap();
-            let a = search.choose_action(0.5, &mut rng).unwrap();
-            search.apply(a).unwrap();
-        }
-    };
-    game_loop(&mut search);
-    let (_, on_thread, _) = count_allocations(|| (0..5).for_each(|_| game_loop(&mut search)));
-    assert_eq!(on_thread.allocations, 0, "{} bytes", on_thread.bytes);
+fn rollout_search_allocates_nothing_with_a_puct_or_a_gumbel_root() {
+    for gumbel_considered in [0, 4] {
+        let mut rng = Pcg64Mcg::seed_from_u64(1);
+        let config = MctsConfig { simulations: 200, gumbel_considered, ..MctsConfig::default() };
+        let mut search = Search::new(&config, &TicTacToe::new()).unwrap();
+        let mut eval = RolloutEvaluator::new::<TicTacToe>(1, 0);
+        let mut game_loop = |search: &mut Search<TicTacToe>| {
+            search.reset(&TicTacToe::new());
+            while matches!(search.root().turn(), Turn::Player(_)) {
+                search.run(&mut eval, true, &mut rng).unwrap();
+                let a = search.choose_action(0.5, &mut rng).unwrap();
+                search.apply(a).unwrap();
+            }
+        };
+        game_loop(&mut search);
+        let (_, on_thread, _) = count_allocations(|| (0..5).for_each(|_| game_loop(&mut search)));
+        assert_eq!(on_thread.allocations, 0, "gumbel {gumbel_considered}: {} bytes", on_thread.bytes);
+    }
 }

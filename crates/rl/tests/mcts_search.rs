@@ -275,3 +275,47 @@ fn chance_nodes_take_the_expectation_over_outcomes() {
     let err = search.run(&mut UniformEvaluator, false, &mut Pcg64Mcg::seed_from_u64(0)).unwrap_err();
     assert!(err.to_string().contains("chance"), "{err}");
 }
+
+#[test]
+fn gumbel_root_finds_the_best_move_on_small_budgets() {
+    let mut rng = Pcg64Mcg::seed_from_u64(21);
+    // A winning move with 16 simulations, with and without Gumbel noise,
+    // one leaf or eight per round.
+    let win = TicTacToe::from_moves(&[0, 3, 1, 4]).unwrap();
+    for (noise, leaves) in [(false, 1), (true, 1), (true, 8)] {
+        let cfg = MctsConfig { gumbel_considered: 16, leaves_per_round: leaves, ..config(16) };
+        let mut search = Search::new(&cfg, &win).unwrap();
+        search.run(&mut UniformEvaluator, noise, &mut rng).unwrap();
+        assert_eq!(search.simulations_done(), 16);
+        assert_eq!(search.choose_action(0.0, &mut rng).unwrap(), 2, "noise {noise}, leaves {leaves}");
+        let mut policy = [0.0; 9];
+        search.visit_policy(&mut policy);
+        assert!((policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        assert!(policy[2] > 0.5, "policy target {policy:?}");
+        assert_eq!(policy[0] + policy[1] + policy[3] + policy[4], 0.0, "occupied cells get mass");
+    }
+    // With a fair budget and every move considered, the Gumbel root keeps
+    // the minimax value from random positions, as PUCT does.
+    let mut legal = [0u16; 9];
+    let mut checked = 0;
+    for trial in 0..30 {
+        let mut game = TicTacToe::new();
+        for _ in 0..2 + trial % 5 {
+            let n = game.legal_actions(&mut legal);
+            if n == 0 {
+                break;
+            }
+            game.apply(legal[rng.random_range(0..n)] as usize).unwrap();
+        }
+        if game.turn() == Turn::Over {
+            continue;
+        }
+        let cfg = MctsConfig { gumbel_considered: 9, leaves_per_round: 4, ..config(3000) };
+        let mut search = Search::new(&cfg, &game).unwrap();
+        search.run(&mut UniformEvaluator, false, &mut rng).unwrap();
+        let a = search.choose_action(0.0, &mut rng).unwrap();
+        assert!(best_moves(&game) >> a & 1 == 1, "{game:?}: Gumbel root chose {a}");
+        checked += 1;
+    }
+    assert!(checked >= 20);
+}

@@ -238,7 +238,7 @@ impl AzConfig {
             time_limit_minutes: 30.0,
             network: NetworkConfig { width: 128, blocks: 2 },
             mcts: MctsConfig {
-                simulations: 50,
+                simulations: 32,
                 dirichlet_alpha: 0.5,
                 leaves_per_round: 4,
                 chance: ChanceMode::Stratified,
@@ -255,7 +255,7 @@ impl AzConfig {
             training: TrainingConfig {
                 lr: 1e-3,
                 batch: 256,
-                steps_per_iteration: 100,
+                steps_per_iteration: 300,
                 replay_capacity: 300_000,
                 min_replay: 10_000,
                 ..TrainingConfig::default()

@@ -42,6 +42,12 @@ pub struct MctsConfig {
     /// Keep the subtree under the move played (and the dice rolled) for the
     /// next search.
     pub reuse_tree: bool,
+    /// 0: PUCT at the root too. Otherwise the Gumbel root with sequential
+    /// halving over this many actions (Danihelka et al. 2022; see
+    /// `gumbel.rs`), for small budgets: it replaces the Dirichlet noise,
+    /// and the move and policy target come from the halving, not from
+    /// visit counts.
+    pub gumbel_considered: u32,
 }
 
 impl Default for MctsConfig {
@@ -55,6 +61,7 @@ impl Default for MctsConfig {
             leaves_per_round: 8,
             chance: ChanceMode::Stratified,
             reuse_tree: true,
+            gumbel_considered: 0,
         }
     }
 }
@@ -83,6 +90,9 @@ impl MctsConfig {
         }
         if !(0.0..=1.0).contains(&self.dirichlet_fraction) {
             return Err(value("dirichlet_fraction", "a value in [0, 1]", self.dirichlet_fraction));
+        }
+        if self.gumbel_considered > 4096 {
+            return Err(count("gumbel_considered", "a value in 0..=4096", self.gumbel_considered as u64));
         }
         if !(self.fpu_reduction.is_finite() && (0.0..=2.0).contains(&self.fpu_reduction)) {
             return Err(value("fpu_reduction", "a value in [0, 2]", self.fpu_reduction));

@@ -4,7 +4,8 @@
 //!   legal actions cached, game states), PUCT selection with network
 //!   priors and values, chance nodes ([`ChanceMode`]), Dirichlet noise at
 //!   the root, subtree reuse between moves, virtual loss so one tree can
-//!   queue several leaves per evaluation.
+//!   queue several leaves per evaluation; optionally a Gumbel root with
+//!   sequential halving for small budgets (`gumbel_considered`).
 //! - [`LeafBatch`] and [`search_batched`]: many trees' leaves evaluated in
 //!   one call of an [`Evaluator`].
 //! - Evaluators: [`NetEvaluator`] (a `PolicyValueNet` snapshot, one
@@ -19,6 +20,7 @@ mod batch;
 mod config;
 pub mod dirichlet;
 mod evaluator;
+mod gumbel;
 mod network;
 mod search;
 mod tree;

@@ -3,6 +3,7 @@
 //! and the move chosen from the visit counts.
 
 use super::config::NODES_PER_SIMULATION;
+use super::gumbel::{Halving, gumbel, sigma};
 use super::tree::{Kind, NONE, ROOT, Tree};
 use super::{ChanceMode, Evaluator, LeafBatch, MctsConfig, dirichlet};
 use crate::{Result, RlError};
@@ -41,6 +42,9 @@ pub struct Search<G: Game> {
     noise_pending: bool,
     /// Between `begin` and the next move of the root.
     searching: bool,
+    /// The Gumbel root's schedule (unused with a PUCT root).
+    halving: Halving,
+    gumbel_noise: bool,
     /// For `run`: a batch of this tree's own.
     own_batch: LeafBatch<G>,
 }
@@ -60,6 +64,8 @@ impl<G: Game> Search<G> {
             done: 0,
             noise_pending: false,
             searching: false,
+            halving: Halving::with_capacity(G::MAX_LEGAL.max(1)),
+            gumbel_noise: false,
             own_batch: LeafBatch::new(config.leaves_per_round as usize),
         };
         search.reset(game);
@@ -140,6 +146,15 @@ impl<G: Game> Search<G> {
         self.queued.clear();
         self.done = 0;
         self.searching = true;
+        self.halving.ready = false;
+        if self.gumbel() {
+            self.gumbel_noise = noise;
+            self.noise_pending = false;
+            if self.tree.node(ROOT).kind == Kind::Player {
+                self.init_halving(rng);
+            }
+            return Ok(());
+        }
         self.noise_pending = noise && self.config.dirichlet_fraction > 0.0;
         if self.noise_pending && self.tree.node(ROOT).kind == Kind::Player {
             self.add_noise(rng);
@@ -196,7 +211,7 @@ impl<G: Game> Search<G> {
             if leaf == ROOT && self.noise_pending {
                 self.add_noise(rng);
             }
-            let node = self.tree.node(leaf);
+            let node = *self.tree.node(leaf);
             let v = values[i].clamp(-1.0, 1.0);
             let v0 = match node.kind {
                 Kind::Terminal => node.terminal_value,
@@ -204,6 +219,9 @@ impl<G: Game> Search<G> {
                 _ => -v,
             };
             self.backup(leaf, v0);
+            if leaf == ROOT && self.gumbel() && node.kind == Kind::Player {
+                self.init_halving(rng);
+            }
         }
         self.queued.clear();
     }
@@ -242,6 +260,14 @@ impl<G: Game> Search<G> {
                     self.tree.node_mut(n).pending = true;
                     return Descent::Queued(n);
                 }
+                Kind::Player if n == ROOT && self.halving.ready => match self.select_root_gumbel() {
+                    Some(e) => e,
+                    None => {
+                        // This phase's visits are all issued: wait for them.
+                        self.revert(n);
+                        return Descent::Collision;
+                    }
+                },
                 Kind::Player => self.select_action_edge(n),
                 Kind::Chance => self.select_outcome_edge(n, rng),
             };
@@ -399,6 +425,9 @@ impl<G: Game> Search<G> {
     /// 1): the policy target. Before any child is visited, the priors.
     pub fn visit_policy(&self, out: &mut [f32]) {
         out.fill(0.0);
+        if self.halving.ready {
+            return self.gumbel_policy(out);
+        }
         let edges = self.tree.edges(ROOT);
         let mut total = 0.0;
         for e in edges {
@@ -448,6 +477,12 @@ impl<G: Game> Search<G> {
         if edges.is_empty() || self.tree.node(ROOT).kind != Kind::Player {
             return Err(wrong_turn::<G>("a root that no search has expanded"));
         }
+        if self.halving.ready {
+            // The halving's survivor; its noise was the exploration.
+            let best = self.halving.active.iter().map(|&i| (i as usize, self.gumbel_score(i as usize)));
+            let best = best.fold((0, f32::NEG_INFINITY), |b, x| if x.1 > b.1 { x } else { b });
+            return Ok(edges[best.0].action as usize);
+        }
         let visits = |e: &super::tree::Edge| if e.child == NONE { 0 } else { self.tree.node(e.child).visits };
         let most = edges.iter().map(visits).max().unwrap_or(0);
         if temperature == 0.0 || most == 0 {
@@ -471,6 +506,128 @@ impl<G: Game> Search<G> {
             x -= w;
         }
         Ok(edges.iter().rev().find(|e| visits(e) > 0).map_or(edges[0].action as usize, |e| e.action as usize))
+    }
+}
+
+impl<G: Game> Search<G> {
+    fn gumbel(&self) -> bool {
+        self.config.gumbel_considered > 0
+    }
+
+    /// Visits of root edge `i`'s child.
+    fn root_child_visits(&self, i: usize) -> (u32, u32) {
+        let e = self.tree.edges(ROOT)[i];
+        if e.child == NONE {
+            (0, 0)
+        } else {
+            let c = self.tree.node(e.child);
+            (c.visits, c.virtual_visits)
+        }
+    }
+
+    /// The root's mean value for its mover, and its children's most visits.
+    fn root_stats(&self) -> (f32, u32) {
+        let most = (0..self.tree.edges(ROOT).len()).map(|i| self.root_child_visits(i).0).max().unwrap_or(0);
+        (self.root_value(), most)
+    }
+
+    /// Root edge `i`'s value for the root's mover, the root's mean if unvisited.
+    fn completed_q(&self, i: usize, root_mean: f32) -> f32 {
+        let e = self.tree.edges(ROOT)[i];
+        if e.child == NONE || self.tree.node(e.child).visits == 0 {
+            return root_mean;
+        }
+        let c = self.tree.node(e.child);
+        let sign = if self.tree.node(ROOT).mover == 0 { 1.0 } else { -1.0 };
+        sign * c.value_sum / c.visits as f32
+    }
+
+    fn gumbel_score(&self, i: usize) -> f32 {
+        let (mean, most) = self.root_stats();
+        self.halving.base[i] + sigma(self.completed_q(i, mean), most)
+    }
+
+    /// Draws the noise, picks the considered actions and plans the phases.
+    fn init_halving(&mut self, rng: &mut impl Rng) {
+        let k = self.tree.edges(ROOT).len();
+        let mut h = std::mem::take(&mut self.halving);
+        h.base.clear();
+        h.start.clear();
+        h.active.clear();
+        for i in 0..k {
+            let prior = self.tree.edges(ROOT)[i].prior.max(1e-30);
+            let g = if self.gumbel_noise { gumbel(rng) } else { 0.0 };
+            h.base.push(prior.ln() + g);
+            h.start.push(self.root_child_visits(i).0);
+            h.active.push(i as u16);
+        }
+        let base = &h.base;
+        h.active.sort_unstable_by(|&a, &b| base[b as usize].total_cmp(&base[a as usize]).then(a.cmp(&b)));
+        h.active.truncate((self.config.gumbel_considered as usize).min(k).max(1));
+        h.start_phases(self.config.simulations.saturating_sub(self.done));
+        self.halving = h;
+    }
+
+    /// The root edge the next simulation takes under the halving, or None
+    /// while this phase's visits are in flight.
+    fn select_root_gumbel(&mut self) -> Option<usize> {
+        loop {
+            let h = &self.halving;
+            let mut best = (0usize, u32::MAX);
+            let mut in_flight = false;
+            for &i in &h.active {
+                let (visits, flying) = self.root_child_visits(i as usize);
+                in_flight |= flying > 0;
+                let load = visits - h.start[i as usize] + flying;
+                if load < best.1 {
+                    best = (i as usize, load);
+                }
+            }
+            if best.1 < h.target {
+                return Some(best.0);
+            }
+            if in_flight {
+                return None;
+            }
+            let mut h = std::mem::take(&mut self.halving);
+            if h.phases_left > 1 && h.active.len() > 1 {
+                let mut active = std::mem::take(&mut h.active);
+                self.halving = h;
+                active.sort_unstable_by(|&a, &b| {
+                    self.gumbel_score(b as usize).total_cmp(&self.gumbel_score(a as usize)).then(a.cmp(&b))
+                });
+                active.truncate(active.len().div_ceil(2));
+                h = std::mem::take(&mut self.halving);
+                h.active = active;
+                h.phases_left -= 1;
+                h.target += h.share();
+            } else {
+                // The schedule is spent (rounding): one more visit each.
+                h.target += 1;
+            }
+            self.halving = h;
+        }
+    }
+
+    /// `softmax(logit + sigma(completed q))` over the root's legal actions.
+    fn gumbel_policy(&self, out: &mut [f32]) {
+        let (mean, most) = self.root_stats();
+        let edges = self.tree.edges(ROOT);
+        let mut max = f32::NEG_INFINITY;
+        for (i, e) in edges.iter().enumerate() {
+            let x = e.prior.max(1e-30).ln() + sigma(self.completed_q(i, mean), most);
+            out[e.action as usize] = x;
+            max = max.max(x);
+        }
+        let mut total = 0.0;
+        for e in edges {
+            let p = (out[e.action as usize] - max).exp();
+            out[e.action as usize] = p;
+            total += p;
+        }
+        for e in edges {
+            out[e.action as usize] /= total;
+        }
     }
 }
 
