@@ -3,6 +3,7 @@
 mod az_task;
 mod bench;
 mod dqn_task;
+mod logic_render;
 mod logic_task;
 mod machine;
 mod plot;

@@ -29,7 +29,8 @@ pub const CENTRE: usize = 4;
 pub const OUTSIDE: u32 = u32::MAX;
 
 /// What a cell sees beyond the edge of the grid.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Boundary {
     /// Every channel reads 0 outside.
     Zero,
@@ -41,7 +42,8 @@ pub enum Boundary {
 /// LOGIC_CA.md: 16x16, 8 channels, 16 kernels of layers 8, 4, 2, update
 /// 264 -> 256 x 10 -> 128, 64, 32, 16, 8, 8, zero boundary, pass-through
 /// logit 10.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LogicCaConfig {
     pub height: usize,
     pub width: usize,

@@ -1,5 +1,6 @@
 /// What a caller can get wrong: wiring that cannot be built, a grid or a
-/// configuration out of range, data of the wrong size, a diverging loss.
+/// configuration out of range, data of the wrong size, a checkpoint of
+/// another run, a diverging loss.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum LogicError {
     #[error(
@@ -19,6 +20,10 @@ pub enum LogicError {
     DataLength { what: &'static str, expected: usize, found: usize },
     #[error("training step {step}: the soft loss is not finite ({loss})")]
     NonFiniteLoss { step: usize, loss: f32 },
+    #[error("config: {0}")]
+    Config(String),
+    #[error("checkpoint: {0}")]
+    Checkpoint(String),
     #[error("worker threads: {0}")]
     ThreadPool(String),
     #[error(transparent)]

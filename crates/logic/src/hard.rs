@@ -115,6 +115,46 @@ impl BitGrid {
         n
     }
 
+    /// Asynchronous update: where `fire` (one channel, same size) is 0,
+    /// every channel of `self` takes its bit from `old` instead.
+    #[track_caller]
+    pub fn keep_unfired(&mut self, old: &BitGrid, fire: &BitGrid) {
+        assert!(
+            (old.height, old.width, old.channels) == (self.height, self.width, self.channels)
+                && (fire.height, fire.width, fire.channels) == (self.height, self.width, 1),
+            "BitGrid::keep_unfired: expected old {}x{}x{} and fire {}x{}x1, found {}x{}x{} and {}x{}x{}",
+            self.height,
+            self.width,
+            self.channels,
+            self.height,
+            self.width,
+            old.height,
+            old.width,
+            old.channels,
+            fire.height,
+            fire.width,
+            fire.channels
+        );
+        let plane = self.height * self.words_per_row;
+        for (new, old) in self.bits.chunks_exact_mut(plane).zip(old.bits.chunks_exact(plane)) {
+            for ((n, &o), &f) in new.iter_mut().zip(old).zip(&fire.bits) {
+                *n = (*n & f) | (o & !f);
+            }
+        }
+    }
+
+    /// Zeroes every channel of the cells in rows `rows` and columns `cols`
+    /// (clipped to the grid): damage, for robustness checks.
+    pub fn clear_rect(&mut self, rows: std::ops::Range<usize>, cols: std::ops::Range<usize>) {
+        for c in 0..self.channels {
+            for r in rows.start.min(self.height)..rows.end.min(self.height) {
+                for col in cols.start.min(self.width)..cols.end.min(self.width) {
+                    self.set(c, r, col, false);
+                }
+            }
+        }
+    }
+
     /// Every bit from `next_u64`, padding bits kept 0.
     pub fn fill_random(&mut self, mut next_u64: impl FnMut() -> u64) {
         for r in 0..self.channels * self.height {
@@ -382,6 +422,11 @@ impl HardProgram {
 
     pub fn outputs(&self) -> &[Output] {
         &self.outputs
+    }
+
+    /// The boundary the taps assume.
+    pub fn boundary(&self) -> Boundary {
+        if self.periodic { Boundary::Periodic } else { Boundary::Zero }
     }
 
     /// Gates left after pruning (bitwise instructions per cell update,

@@ -10,10 +10,15 @@
 //!   wiring, seeded.
 //! - [`ca`]: the logic CA (per-channel perception kernels with shared
 //!   logits, update circuit) as one circuit over rows.
-//! - [`train`]: the checkerboard task: unrolled rollout with backward
-//!   through time on worker threads, AdamW, hard accuracy each step.
+//! - [`train`]: the checkerboard task and its variants (Game of Life,
+//!   asynchronous updates), from a serde'd, validated config: unrolled
+//!   rollout with backward through time on worker threads, AdamW, hard
+//!   accuracy each step; [`checkpoint`]: atomic checkpoints, exact resume.
 //! - [`hard`]: argmax circuits, pruned, run bit-parallel (64 cells per
-//!   `u64`); [`trained`] ships a trained checkerboard circuit.
+//!   `u64`), written as text, Verilog or C (`HardProgram::to_verilog`,
+//!   `to_c`); [`trained`] ships a trained checkerboard circuit.
+//! - [`robustness`]: a trained rule on a larger grid, under damage and
+//!   with asynchronous updates; [`life`]: the Game of Life rule and boards.
 //!
 //! Design notes (where this crate departs from the generic stack):
 //! - The CA trainer does not record its 20 x 19 gate layers on the
@@ -45,11 +50,15 @@
 #![deny(unsafe_code)]
 
 pub mod ca;
+pub mod checkpoint;
 mod error;
+mod export;
 pub mod gates;
 pub mod hard;
 pub mod layer;
+pub mod life;
 pub mod reference;
+pub mod robustness;
 mod rollout;
 // The one module allowed `unsafe`: calls into target-feature copies.
 #[allow(unsafe_code)]
@@ -65,7 +74,7 @@ pub use hard::{BitGrid, HardProgram, HardScratch, Prune};
 pub use layer::{Gate, GateLayer};
 pub use rollout::{Rollout, SoftRollout};
 pub use train::{
-    CheckerboardConfig, CheckerboardTrainer, StepReport, Trained, checkerboard, hard_checkerboard_accuracy,
+    CheckerboardConfig, CheckerboardTrainer, StepReport, Trained, Variant, checkerboard, hard_checkerboard_accuracy,
     train_checkerboard,
 };
 pub use wiring::Wiring;

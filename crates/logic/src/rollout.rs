@@ -21,7 +21,8 @@ use crate::{LogicError, Result};
 use minnow_arena::{AlignedBuf, Arena};
 
 /// How the backward pass gets each step's activations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Rollout {
     /// Keep every step's activations in the arena (memory grows with
     /// steps x cells x circuit rows: 96 MB per grid for the checkerboard).
@@ -77,7 +78,7 @@ pub(crate) struct Worker {
     pub loss: f64,
     /// Channel-0 cells the hard circuit got right, over this worker's grids.
     pub hard_correct: usize,
-    hard: Option<(BitGrid, BitGrid, HardScratch)>,
+    hard: Option<HardBuffers>,
 }
 
 impl Worker {
@@ -103,17 +104,27 @@ impl Worker {
     /// for `steps`, adds the loss Σ (s_N[0] - target)² into `self.loss`
     /// and its gradient sums into `self.sums` (both reset first), and, with
     /// a hard program, counts the channel-0 cells it gets right.
-    pub fn run(&mut self, sh: &Shared<'_>, s0: &[f32], target: &[f32]) {
+    ///
+    /// `target` is `[cells]` (every grid) or `[grids, cells]`. `fire` is
+    /// empty (synchronous steps) or `[grids, steps, cells]` of 0/1: a cell
+    /// whose fire value is 0 at step t keeps its state, so
+    /// `s_{t+1} = fire ? f(s_t) : s_t` and, backward, the gradient of a
+    /// cell that did not fire goes straight to its previous state.
+    pub fn run(&mut self, sh: &Shared<'_>, s0: &[f32], target: &[f32], fire: &[f32]) {
         let circuit = sh.circuit;
         let (channels, cells, lanes, steps) = (circuit.channels, sh.cells(), sh.lanes, sh.steps);
         let (tiles, stride) = (sh.tiles(), sh.stride());
         let plane = channels * stride;
         let grids = s0.len() / (channels * cells);
         assert!(
-            s0.len() == grids * channels * cells && target.len() == cells,
-            "Worker::run: expected s0 [grids, {channels}, {cells}] and target [{cells}], found {} and {}",
+            s0.len() == grids * channels * cells
+                && (target.len() == cells || target.len() == grids * cells)
+                && (fire.is_empty() || fire.len() == grids * steps * cells),
+            "Worker::run: expected s0 [grids, {channels}, {cells}], target [{cells}] or [grids, {cells}] and fire \
+             empty or [grids, {steps}, {cells}], found {}, {} and {}",
             s0.len(),
-            target.len()
+            target.len(),
+            fire.len()
         );
         self.sums.fill([0.0; 4]);
         self.lane_sums.fill(0.0);
@@ -130,6 +141,8 @@ impl Worker {
         let mut dprev = self.arena.alloc_dirty(plane);
 
         for g in 0..grids {
+            let target = if target.len() == cells { target } else { &target[g * cells..][..cells] };
+            let fire = if fire.is_empty() { fire } else { &fire[g * steps * cells..][..steps * cells] };
             // s_0, padded.
             for c in 0..channels {
                 let src = &s0[(g * channels + c) * cells..][..cells];
@@ -153,6 +166,17 @@ impl Worker {
                         next[c * stride + tile * lanes..][..lanes].copy_from_slice(out);
                     }
                 }
+                if !fire.is_empty() {
+                    let fire = &fire[t * cells..][..cells];
+                    for c in 0..channels {
+                        let (old, new) = (&state[c * stride..][..cells], &mut next[c * stride..][..cells]);
+                        for ((n, &o), &f) in new.iter_mut().zip(old).zip(fire) {
+                            if f < 0.5 {
+                                *n = o;
+                            }
+                        }
+                    }
+                }
             }
             // Loss on channel 0 of the last state, and its gradient.
             let last = &states[steps * plane..];
@@ -166,6 +190,20 @@ impl Worker {
             for t in (0..steps).rev() {
                 let state = &states[t * plane..][..plane];
                 dprev.fill(0.0);
+                if !fire.is_empty() {
+                    // Cells that did not fire pass their gradient to s_t
+                    // and none to the circuit.
+                    let fire = &fire[t * cells..][..cells];
+                    for c in 0..channels {
+                        let (d, p) = (&mut dstate[c * stride..][..cells], &mut dprev[c * stride..][..cells]);
+                        for ((d, p), &f) in d.iter_mut().zip(p.iter_mut()).zip(fire) {
+                            if f < 0.5 {
+                                *p = *d;
+                                *d = 0.0;
+                            }
+                        }
+                    }
+                }
                 for tile in 0..tiles {
                     let acts: &[f32] = match sh.rollout {
                         Rollout::Store => &stored[(t * tiles + tile) * tile_len..][..tile_len],
@@ -186,7 +224,7 @@ impl Worker {
             }
             if let Some(program) = sh.hard {
                 let grid = &s0[g * channels * cells..][..channels * cells];
-                self.hard_correct += hard_rollout(&mut self.hard, sh, program, grid, target);
+                self.hard_correct += hard_rollout(&mut self.hard, sh, program, grid, target, fire);
             }
         }
         for (s, l) in self.sums.iter_mut().zip(self.lane_sums.chunks_exact(16)) {
@@ -197,18 +235,24 @@ impl Worker {
     }
 }
 
-/// Runs the hard program for `steps` from `s0` and counts the channel-0
-/// cells equal to the target. The bit grids are made on the first call.
+/// The hard rollout's grids: state, next state, fire mask, scratch.
+type HardBuffers = (BitGrid, BitGrid, BitGrid, HardScratch);
+
+/// Runs the hard program for `steps` from `s0` (with the fire masks of
+/// `fire`, as [`Worker::run`]) and counts the channel-0 cells equal to the
+/// target. The bit grids are made on the first call.
 fn hard_rollout(
-    hard: &mut Option<(BitGrid, BitGrid, HardScratch)>,
+    hard: &mut Option<HardBuffers>,
     sh: &Shared<'_>,
     program: &HardProgram,
     s0: &[f32],
     target: &[f32],
+    fire: &[f32],
 ) -> usize {
     let channels = sh.circuit.channels;
+    let cells = sh.height * sh.width;
     let fresh = match hard {
-        Some((a, _, _)) => a.height() != sh.height || a.width() != sh.width,
+        Some((a, _, _, _)) => a.height() != sh.height || a.width() != sh.width,
         None => true,
     };
     if fresh {
@@ -216,12 +260,16 @@ fn hard_rollout(
         // Sized for the largest program the circuit can give, so a program
         // growing during training never allocates.
         let scratch = HardScratch::for_grid(sh.circuit.rows, &grid);
-        *hard = Some((grid.clone(), grid, scratch));
+        *hard = Some((grid.clone(), grid, BitGrid::new(sh.height, sh.width, 1), scratch));
     }
-    let (a, b, scratch) = hard.as_mut().expect("just set");
+    let (a, b, mask, scratch) = hard.as_mut().expect("just set");
     a.load(s0);
-    for _ in 0..sh.steps {
+    for t in 0..sh.steps {
         program.step(a, b, scratch);
+        if !fire.is_empty() {
+            mask.load(&fire[t * cells..][..cells]);
+            b.keep_unfired(a, mask);
+        }
         std::mem::swap(a, b);
     }
     a.count_equal(0, target)
@@ -332,7 +380,7 @@ impl SoftRollout {
             height: config.height,
             width: config.width,
         };
-        self.worker.run(&shared, s0, target);
+        self.worker.run(&shared, s0, target, &[]);
         ca.write_logit_grads(&self.probs, &self.worker.sums);
         Ok(self.worker.loss as f32)
     }

@@ -18,7 +18,6 @@ use std::thread::JoinHandle;
 pub(crate) struct Fixed {
     pub circuit: Circuit,
     pub neighbours: Vec<[u32; TAPS]>,
-    pub target: Vec<f32>,
     pub steps: usize,
     pub lanes: usize,
     pub rollout: Rollout,
@@ -35,7 +34,12 @@ pub(crate) struct Fixed {
 pub(crate) struct StepData {
     pub coeffs: Vec<[f32; 4]>,
     pub program: HardProgram,
+    /// `[batch, channels, cells]`
     pub grids: Vec<f32>,
+    /// `[batch, cells]`: channel 0's target of each grid.
+    pub targets: Vec<f32>,
+    /// `[batch, steps, cells]` fire masks, or empty (synchronous).
+    pub fire: Vec<f32>,
 }
 
 impl Fixed {
@@ -53,7 +57,14 @@ impl Fixed {
             width: self.width,
         };
         let (start, end) = (index * self.batch / self.workers, (index + 1) * self.batch / self.workers);
-        worker.run(&shared, &data.grids[start * self.per_grid..end * self.per_grid], &self.target);
+        let cells = self.height * self.width;
+        let fire = if data.fire.is_empty() {
+            &[][..]
+        } else {
+            &data.fire[start * self.steps * cells..end * self.steps * cells]
+        };
+        let grids = &data.grids[start * self.per_grid..end * self.per_grid];
+        worker.run(&shared, grids, &data.targets[start * cells..end * cells], fire);
     }
 }
 

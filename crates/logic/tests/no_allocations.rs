@@ -47,4 +47,23 @@ fn training_steps_allocate_nothing_after_warm_up() {
         });
         assert_eq!(global.allocations, 0, "{rollout:?} with a large circuit: {} bytes", global.bytes);
     }
+    // The other variants: fire masks (async) and drawn boards (Game of Life).
+    let asynchronous = CheckerboardConfig {
+        ca: minnow_logic::LogicCaConfig { height: 8, width: 8, ..CheckerboardConfig::asynchronous().ca },
+        ca_steps: 3,
+        batch: 2,
+        ..CheckerboardConfig::asynchronous()
+    };
+    for config in [asynchronous, CheckerboardConfig::game_of_life()] {
+        let mut trainer = CheckerboardTrainer::new(&config).unwrap();
+        for _ in 0..2 {
+            trainer.step().unwrap();
+        }
+        let (_, _, global) = count_allocations(|| {
+            for _ in 0..5 {
+                trainer.step().unwrap();
+            }
+        });
+        assert_eq!(global.allocations, 0, "{:?}: {} bytes", config.variant, global.bytes);
+    }
 }

@@ -136,14 +136,132 @@ fn learns_a_small_checkerboard() {
     assert!(best >= 0.8, "best hard accuracy {best}");
 }
 
-/// The full task (500 steps of the reference configuration); seed 3
-/// reaches 100% hard accuracy at step 440. Run it in release:
-/// `cargo test --release -p minnow-logic --test training -- --ignored`.
+/// The full task (500 steps of the reference configuration) from the
+/// default seed (3), which reaches 100% hard accuracy at step 440; most
+/// other seeds do not within 500 steps (docs/PERFORMANCE.md). Run it in
+/// release: `cargo test --release -p minnow-logic --test training --
+/// --ignored`.
 #[test]
 #[ignore = "about 30 s in release, several minutes at opt-level 1"]
 fn reproduces_the_checkerboard_result() {
-    let config = CheckerboardConfig { seed: 3, ..CheckerboardConfig::default() };
+    let config = CheckerboardConfig::default();
+    assert_eq!(config.seed, 3);
     let trained = minnow_logic::train_checkerboard(&config, |_| std::ops::ControlFlow::Continue(())).unwrap();
     let step = trained.first_perfect.expect("hard accuracy reaches 100% within 500 steps");
     assert!(step < 500);
+}
+
+/// The asynchronous variant: its reported hard accuracy is the float hard
+/// forward's with the same fire masks (drawn after the grids from the
+/// data generator), and a cell that does not fire keeps its state.
+#[test]
+fn async_hard_accuracy_uses_the_training_fire_masks() {
+    let config = CheckerboardConfig {
+        ca: minnow_logic::LogicCaConfig { height: 8, width: 8, ..CheckerboardConfig::asynchronous().ca },
+        ca_steps: 5,
+        batch: 2,
+        ..CheckerboardConfig::asynchronous()
+    };
+    let mut trainer = CheckerboardTrainer::new(&config).unwrap();
+    // A random circuit, so firing matters.
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(4);
+    let ca = trainer.model_mut();
+    for id in ca.layers().to_vec() {
+        for row in ca.params_mut().value_mut(id).chunks_exact_mut(16) {
+            row[rng.random_range(0..16)] = 12.0;
+        }
+    }
+    let mut data = rand_pcg::Pcg64::seed_from_u64(config.seed ^ DATA_STREAM);
+    let (cells, channels, steps) = (config.ca.cells(), config.ca.channels, config.ca_steps);
+    let target = checkerboard(config.ca.height, config.ca.width);
+    for _ in 0..3 {
+        let before = trainer.model().clone();
+        let grids: Vec<f32> =
+            (0..config.batch * channels * cells).map(|_| data.random::<bool>() as u8 as f32).collect();
+        let fire: Vec<bool> =
+            (0..config.batch * steps * cells).map(|_| data.random::<f32>() < config.fire_rate).collect();
+        let mut wrong = 0;
+        let mut kept = 0;
+        for (g, grid) in grids.chunks_exact(channels * cells).enumerate() {
+            let mut state = grid.to_vec();
+            let mut next = vec![0.0; state.len()];
+            for t in 0..steps {
+                before.hard_step(&state, &mut next).unwrap();
+                for c in 0..channels {
+                    for i in 0..cells {
+                        if !fire[(g * steps + t) * cells + i] {
+                            next[c * cells + i] = state[c * cells + i];
+                            kept += 1;
+                        }
+                    }
+                }
+                std::mem::swap(&mut state, &mut next);
+            }
+            wrong += state[..cells].iter().zip(&target).filter(|(s, t)| s != t).count();
+        }
+        assert!(kept > 0);
+        let report = trainer.step().unwrap();
+        assert_eq!(report.hard_errors, wrong, "step {}", report.step);
+    }
+}
+
+/// The Game of Life variant trains on the 512 boards: its reported hard
+/// accuracy is the float hard forward's on the boards the data generator
+/// drew, against the next boards.
+#[test]
+fn game_of_life_batches_are_boards_and_their_next_boards() {
+    let config = CheckerboardConfig { batch: 6, ..CheckerboardConfig::game_of_life() };
+    let mut trainer = CheckerboardTrainer::new(&config).unwrap();
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(8);
+    let ca = trainer.model_mut();
+    for id in ca.layers().to_vec() {
+        for row in ca.params_mut().value_mut(id).chunks_exact_mut(16) {
+            row[rng.random_range(0..16)] = 12.0;
+        }
+    }
+    let mut data = rand_pcg::Pcg64::seed_from_u64(config.seed ^ DATA_STREAM);
+    for _ in 0..3 {
+        let before = trainer.model().clone();
+        let mut wrong = 0;
+        for _ in 0..config.batch {
+            let board = data.random_range(0..minnow_logic::life::BOARDS);
+            let mut next = [0.0; 9];
+            before.hard_step(&minnow_logic::life::board(board), &mut next).unwrap();
+            let expected = minnow_logic::life::next_board(board);
+            wrong += next.iter().zip(&expected).filter(|(a, b)| a != b).count();
+        }
+        let report = trainer.step().unwrap();
+        assert_eq!(report.hard_errors, wrong);
+        assert!(report.loss.is_finite());
+    }
+}
+
+/// Game of Life as LOGIC_CA.md trains it (3000 steps): the kept circuit
+/// is the exact rule, right on all 512 boards and on larger grids. Run
+/// in release: `cargo test --release -p minnow-logic --test training --
+/// --ignored`.
+#[test]
+#[ignore = "about a minute in release"]
+fn learns_the_game_of_life_exactly() {
+    let config = CheckerboardConfig::game_of_life();
+    let mut trainer = CheckerboardTrainer::new(&config).unwrap();
+    let mut best = 0;
+    for _ in 0..config.train_steps {
+        let report = trainer.step().unwrap();
+        if report.hard_errors == 0 {
+            let program = minnow_logic::HardProgram::new(
+                trainer.model().circuit(),
+                trainer.last_ops(),
+                config.ca.boundary,
+                minnow_logic::Prune::Channel0,
+            );
+            let life = minnow_logic::life::hard_life_accuracy(&program, 4, 1);
+            best = best.max(life.boards_right);
+            if life.boards_right == 512 {
+                assert_eq!(life.large_grids, 1.0);
+                return;
+            }
+        }
+    }
+    panic!("no circuit was right on all 512 boards (best {best})");
 }

@@ -1,0 +1,106 @@
+//! Checkpoints of a logic-CA run, in minnow's safetensors format
+//! (`minnow_nn::Checkpoint`, written atomically): every layer's logits,
+//! AdamW's moments, and as metadata the config, the circuit's shape, the
+//! step, AdamW's step count and the data generator's state. A run resumed
+//! from one continues bit-identically.
+
+use crate::ca::LogicCaConfig;
+use crate::train::CheckerboardTrainer;
+use crate::{CheckerboardConfig, LogicError, Result};
+use minnow_nn::{Checkpoint, CheckpointWriter};
+use minnow_optim::{Optimizer, load_state_by_param, state_by_param};
+use std::path::Path;
+
+/// The `task` metadata of a logic-CA checkpoint.
+pub const TASK: &str = "logic-ca";
+
+/// The shape of a circuit in words: what two runs must share for one's
+/// logits to mean anything to the other.
+pub fn circuit_shape(ca: &LogicCaConfig) -> String {
+    format!(
+        "{}x{} grid, {} channels, {} kernels, perception {:?}, update {:?}, {:?} boundary",
+        ca.height, ca.width, ca.channels, ca.kernels, ca.perception, ca.update, ca.boundary
+    )
+}
+
+fn bad(detail: impl std::fmt::Display) -> LogicError {
+    LogicError::Checkpoint(detail.to_string())
+}
+
+impl CheckerboardTrainer {
+    /// A checkpoint of the run so far, to save as is or with more
+    /// metadata and tensors of the caller's.
+    pub fn checkpoint(&self) -> Result<CheckpointWriter> {
+        let params = self.ca.params();
+        let mut writer = CheckpointWriter::new().params(params);
+        for (name, values) in state_by_param(&self.optimizer, params)? {
+            // "adamw.m.<layer>": the moments have their layer's shape.
+            let layer = name.splitn(3, '.').nth(2).unwrap_or_default();
+            let dims = params.find(layer).map_or(vec![values.len()], |id| params.shape(id).dims().to_vec());
+            writer = writer.tensor(&name, &dims, values);
+        }
+        let rng = serde_json::to_string(&self.rng).map_err(bad)?;
+        Ok(writer
+            .meta("task", TASK)
+            .meta("circuit", circuit_shape(&self.config.ca))
+            .meta("config", self.config.to_json())
+            .meta("identity", self.config.identity().to_string())
+            .meta("step", self.step.to_string())
+            .meta("adam_steps", self.optimizer.step_count().to_string())
+            .meta("rng", rng))
+    }
+
+    /// Writes [`checkpoint`](Self::checkpoint) to `path` atomically.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        self.checkpoint()?.save(path).map_err(bad)
+    }
+
+    /// The run of `config` continued from `checkpoint`: an error naming
+    /// the difference if the checkpoint holds another circuit shape or was
+    /// trained with other settings (only `train_steps` and
+    /// `checkpoint_every` may change), or if anything is missing.
+    pub fn from_checkpoint(config: &CheckerboardConfig, checkpoint: &Checkpoint) -> Result<Self> {
+        config.validate()?;
+        let meta = |key: &str| checkpoint.require_meta(key).map_err(bad);
+        let task = meta("task")?;
+        if task != TASK {
+            return Err(bad(format!("expected a {TASK} checkpoint, found one of task '{task}'")));
+        }
+        let (saved, ours) = (meta("circuit")?, circuit_shape(&config.ca));
+        if saved != ours {
+            return Err(bad(format!("the checkpoint holds a circuit of {saved}; this run builds {ours}")));
+        }
+        let saved: serde_json::Value = serde_json::from_str(meta("identity")?).map_err(bad)?;
+        let ours = config.identity();
+        if saved != ours {
+            let differ: Vec<String> = match (&saved, &ours) {
+                (serde_json::Value::Object(a), serde_json::Value::Object(b)) => b
+                    .iter()
+                    .filter(|(k, v)| a.get(*k) != Some(*v))
+                    .map(|(k, v)| format!("{k} {} (this run: {v})", a.get(k).unwrap_or(&serde_json::Value::Null)))
+                    .collect(),
+                _ => vec!["unreadable settings".to_string()],
+            };
+            return Err(bad(format!("the checkpoint was trained with other settings: {}", differ.join(", "))));
+        }
+        let number = |key: &str| -> Result<u64> {
+            meta(key)?.parse().map_err(|_| bad(format!("metadata '{key}' is not a whole number")))
+        };
+        let (step, adam_steps) = (number("step")?, number("adam_steps")?);
+        let rng: rand_pcg::Pcg64 = serde_json::from_str(meta("rng")?).map_err(|e| bad(format!("rng: {e}")))?;
+
+        let mut trainer = Self::new(config)?;
+        checkpoint.restore_params(trainer.ca.params_mut()).map_err(bad)?;
+        load_state_by_param(&mut trainer.optimizer, trainer.ca.params(), |name| checkpoint.tensor(name))?;
+        trainer.optimizer.set_step_count(adam_steps);
+        trainer.step = step as usize;
+        trainer.rng = rng;
+        Ok(trainer)
+    }
+
+    /// [`from_checkpoint`](Self::from_checkpoint) of the file at `path`.
+    pub fn resume(config: &CheckerboardConfig, path: &Path) -> Result<Self> {
+        let checkpoint = Checkpoint::load(path).map_err(bad)?;
+        Self::from_checkpoint(config, &checkpoint)
+    }
+}

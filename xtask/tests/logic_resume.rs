@@ -1,0 +1,107 @@
+//! `xtask train logic-ca`: a run stopped midway and resumed in a new
+//! process ends bit-identical to an uninterrupted one; bad configs and
+//! checkpoints of another circuit are clear errors.
+
+use minnow_nn::Checkpoint;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A small run: 8x8 grids, 2 CA steps, a checkpoint every 5 steps.
+const CONFIG: &str = r#"{"ca": {"height": 8, "width": 8}, "ca_steps": 2, "checkpoint_every": 5}"#;
+
+fn train(out: &Path, config: &Path, steps: u64, resume: bool) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    cmd.args(["train", "logic-ca", "--steps", &steps.to_string(), "--config"]).arg(config).arg("--out").arg(out);
+    if resume {
+        cmd.arg("--resume");
+    }
+    cmd.output().expect("xtask runs")
+}
+
+fn ok(output: Output) -> String {
+    assert!(output.status.success(), "xtask train failed: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn root(name: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("minnow-xtask-logic-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    root
+}
+
+#[test]
+fn resume_in_a_new_process_is_bit_identical() {
+    let root = root("resume");
+    let config = root.join("config.json");
+    std::fs::write(&config, CONFIG).unwrap();
+    let (straight, interrupted) = (root.join("straight"), root.join("interrupted"));
+    let stdout = ok(train(&straight, &config, 12, false));
+    ok(train(&interrupted, &config, 7, false));
+    let resumed = ok(train(&interrupted, &config, 12, true));
+    assert!(resumed.contains("resumed at step 7"), "{resumed}");
+
+    let a = Checkpoint::load(&straight.join("checkpoint.safetensors")).unwrap();
+    let b = Checkpoint::load(&interrupted.join("checkpoint.safetensors")).unwrap();
+    let names: Vec<&str> = a.names().collect();
+    assert_eq!(names, b.names().collect::<Vec<_>>());
+    assert!(names.contains(&"adamw.m.update.0"), "{names:?}");
+    for name in names {
+        assert!(a.tensor(name) == b.tensor(name), "{name} differs");
+    }
+    for key in ["step", "adam_steps", "rng", "first_perfect"] {
+        assert_eq!(a.meta(key), b.meta(key), "{key}");
+    }
+    assert_eq!(a.meta("step"), Some("12"));
+    // Every step's metrics once, and everything else written.
+    let lines = std::fs::read_to_string(interrupted.join("metrics.jsonl")).unwrap();
+    assert_eq!(lines.lines().filter(|l| l.contains("\"loss\"")).count(), 12);
+    for file in ["circuit.txt", "circuit.v", "circuit.c", "rollout.gif", "damage.gif", "frames/000.png", "curve.png"] {
+        let bytes = std::fs::read(straight.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(!bytes.is_empty(), "{file}");
+    }
+    assert_eq!(
+        std::fs::read(straight.join("circuit.txt")).unwrap(),
+        std::fs::read(interrupted.join("circuit.txt")).unwrap()
+    );
+    assert!(std::fs::read(straight.join("rollout.gif")).unwrap().starts_with(b"GIF89a"));
+    assert!(std::fs::read(straight.join("frames/002.png")).unwrap().starts_with(b"\x89PNG"));
+    assert!(stdout.contains("robustness"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn other_circuits_and_bad_configs_are_clear_errors() {
+    let root = root("errors");
+    let config = root.join("config.json");
+    std::fs::write(&config, CONFIG).unwrap();
+    let out = root.join("run");
+    ok(train(&out, &config, 3, false));
+
+    // A checkpoint of another circuit shape.
+    let other = root.join("other.json");
+    std::fs::write(&other, r#"{"ca": {"height": 8, "width": 8, "kernels": 8}, "ca_steps": 2}"#).unwrap();
+    let output = train(&out, &other, 6, true);
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success() && err.contains("circuit of") && !err.contains("panicked"), "{err}");
+    // Without --resume an existing run is not overwritten.
+    let output = train(&out, &config, 6, false);
+    assert!(!output.status.success() && String::from_utf8_lossy(&output.stderr).contains("--resume"));
+
+    for (json, words) in [
+        (r#"{"ca": {"height": 2}}"#, "3x3"),
+        (r#"{"ca": {"update": [100, 8]}}"#, "2 * outputs >= inputs"),
+        (r#"{"ca_steps": 0}"#, "ca_steps"),
+        (r#"{"seeed": 1}"#, "seeed"),
+    ] {
+        std::fs::write(&config, json).unwrap();
+        let output = train(&root.join("bad"), &config, 3, false);
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success() && err.contains(words) && !err.contains("panicked"), "{json}: {err}");
+    }
+    // Zero steps from the command line.
+    std::fs::write(&config, CONFIG).unwrap();
+    let output = train(&root.join("zero"), &config, 0, false);
+    assert!(!output.status.success() && String::from_utf8_lossy(&output.stderr).contains("train_steps"));
+    let _ = std::fs::remove_dir_all(&root);
+}
