@@ -506,7 +506,7 @@ impl HardProgram {
 
 /// Words per slot of a block in [`HardProgram::step`]: 128 (1 KiB) keeps a
 /// trained circuit's slots in L1; 64 was 1.8x slower and 256 no faster on
-/// `logic_ca/hard` (512x512, 22 gates).
+/// `logic_ca/hard` (512x512, the 22-gate circuit shipped then).
 const BLOCK_WORDS: usize = 128;
 
 /// Scratch of [`HardProgram::step`]; grows when a program needs more
