@@ -10,7 +10,10 @@
 //! deterministic whatever the thread timing, and a checkpoint (parameters,
 //! Adam state, replay, the learner's RNG, counters) resumes it bit for bit.
 
-use super::{AzConfig, PositionReplay, Positions, SelfPlayStats, SelfPlayWorker, TrainLoss, Trainer, network_config};
+use super::{
+    AzConfig, NetworkConfig, PositionReplay, Positions, SelfPlayConfig, SelfPlayStats, SelfPlayWorker, TrainLoss,
+    Trainer, TrainingConfig, network_config,
+};
 use crate::mcts::{MctsConfig, NetEvaluator, check_network};
 use crate::state::StateSource;
 use crate::{Result, RlError, restore_rng};
@@ -253,8 +256,7 @@ impl<G: Game + Default + Send> AzRun<G> {
     /// under the same ones (iterations, time limit, evaluation and
     /// checkpoint cadence may change).
     fn identity(config: &AzConfig) -> String {
-        let shaping = (config.seed, config.network, config.mcts, config.self_play, config.training);
-        serde_json::to_string(&shaping).unwrap_or_default()
+        serde_json::to_string(&identity_of(config)).unwrap_or_default()
     }
 
     /// Writes an atomic checkpoint: parameters, Adam state, the replay
@@ -303,7 +305,11 @@ impl<G: Game + Default + Send> AzRun<G> {
                 "the checkpoint holds network {saved_net}, the config asks for {wanted}"
             )));
         }
-        if ckpt.require_meta("identity")? != Self::identity(&config) {
+        // Compared as values, so a checkpoint written before a config field
+        // existed resumes under that field's default.
+        let saved: Identity = serde_json::from_str(ckpt.require_meta("identity")?)
+            .map_err(|e| resume_error(format!("unreadable metadata 'identity': {e}")))?;
+        if saved != identity_of(&config) {
             return Err(resume_error(format!(
                 "the checkpoint was trained with {}, this config is {}; resume with the saved config.json",
                 ckpt.require_meta("identity")?,
@@ -328,6 +334,12 @@ impl<G: Game + Default + Send> AzRun<G> {
         }
         Ok(run)
     }
+}
+
+type Identity = (u64, NetworkConfig, MctsConfig, SelfPlayConfig, TrainingConfig);
+
+fn identity_of(config: &AzConfig) -> Identity {
+    (config.seed, config.network, config.mcts, config.self_play, config.training)
 }
 
 /// "connect4 84-128x3-7": game, inputs, width, blocks, actions.
