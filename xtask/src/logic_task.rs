@@ -30,8 +30,9 @@ struct Best {
 
 /// How good a circuit is on grids it was not trained on: for the
 /// checkerboard the worse of the 64x64 and the damaged 64x64 checks, for
-/// the asynchronous variant the asynchronous 64x64 check, for the Game of
-/// Life the share of the 512 boards right (then of larger grids).
+/// the asynchronous variant fresh grids of its training size with
+/// asynchronous updates, for the Game of Life the share of the 512 boards
+/// right (then of larger grids).
 fn selection_score(config: &CheckerboardConfig, program: &HardProgram) -> f64 {
     let check = RobustnessConfig { trials: 8, seed: SELECTION_SEED, ..RobustnessConfig::default() };
     let (side, steps) = (check.side, check.steps);
@@ -43,7 +44,8 @@ fn selection_score(config: &CheckerboardConfig, program: &HardProgram) -> f64 {
         }
         Variant::Async => {
             let fire = Disturbance::Async { fire_rate: config.fire_rate };
-            rollout_accuracy(program, side, side, 2 * steps, check.trials, check.seed, fire)
+            let (h, w, n) = (config.ca.height, config.ca.width, config.ca_steps);
+            rollout_accuracy(program, h, w, n, 8 * check.trials, check.seed, fire)
         }
         Variant::GameOfLife => {
             let life = hard_life_accuracy(program, 1, SELECTION_SEED);
@@ -245,6 +247,20 @@ fn report_checks(config: &CheckerboardConfig, program: &HardProgram, out: &Path)
                 s = checks.side,
                 d = checks.damage_side,
             );
+            if config.variant == Variant::Async {
+                // The paper's check of an asynchronously trained rule: 4x
+                // the side for 4x the steps, asynchronous throughout; and
+                // 2 cells more, since a rule that takes the pattern's phase
+                // from the far edges draws it inverted when the side
+                // differs from the training side modulo 4.
+                let steps = 4 * n;
+                for side in [4 * h.max(w), 4 * h.max(w) + 2] {
+                    println!(
+                        "asynchronous updates on {side}x{side} grids for {steps} steps: {:.2}%",
+                        100.0 * rollout_accuracy(program, side, side, steps, checks.trials, 98, fire)
+                    );
+                }
+            }
             let frames = rollout(program, h, w, n, trained_as, &mut rng);
             crate::logic_render::write_rollout(&out.join("frames"), &out.join("rollout.gif"), &frames, 16)?;
             let damage = Disturbance::Damage { side: checks.damage_side, steps: checks.damage_steps };

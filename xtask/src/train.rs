@@ -13,7 +13,7 @@ use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct TrainArgs {
-    /// The task to train (default: digits-mlp). `list` shows them all.
+    /// The task to train (default: logic-ca). `list` shows them all.
     task: Option<String>,
     /// A JSON file overriding the task's default config (unknown keys are errors).
     #[arg(long)]
@@ -33,7 +33,7 @@ pub struct TrainArgs {
 }
 
 /// The task a bare `cargo xtask train` runs.
-const DEFAULT_TASK: &str = "digits-mlp";
+const DEFAULT_TASK: &str = "logic-ca";
 
 /// Every task, and what it is (or which issue builds it).
 const TASKS: &[(&str, &str, bool)] = &[
