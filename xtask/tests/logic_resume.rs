@@ -105,3 +105,23 @@ fn other_circuits_and_bad_configs_are_clear_errors() {
     assert!(!output.status.success() && String::from_utf8_lossy(&output.stderr).contains("train_steps"));
     let _ = std::fs::remove_dir_all(&root);
 }
+
+#[test]
+fn the_variants_train_and_report() {
+    let root = root("variants");
+    let life = root.join("life.json");
+    std::fs::write(&life, r#"{"variant": "game-of-life", "batch": 4}"#).unwrap();
+    let stdout = ok(train(&root.join("life"), &life, 3, false));
+    assert!(stdout.contains("/512 boards right"), "{stdout}");
+    let asynchronous = root.join("async.json");
+    std::fs::write(&asynchronous, r#"{"variant": "async", "ca": {"height": 6, "width": 6}, "ca_steps": 3}"#).unwrap();
+    let stdout = ok(train(&root.join("async"), &asynchronous, 3, false));
+    assert!(stdout.contains("asynchronous updates on 24x24 grids for 12 steps"), "{stdout}");
+    for dir in ["life", "async"] {
+        let config = std::fs::read_to_string(root.join(dir).join("config.json")).unwrap();
+        assert!(config.contains("\"variant\""), "{config}");
+        assert!(std::fs::read(root.join(dir).join("rollout.gif")).unwrap().starts_with(b"GIF89a"));
+        assert!(std::fs::read_to_string(root.join(dir).join("circuit.v")).unwrap().contains("endmodule"));
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
