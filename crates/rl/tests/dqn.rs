@@ -181,3 +181,28 @@ fn saving_mid_episode_is_refused() {
     run.step().unwrap();
     assert!(run.save(&std::env::temp_dir().join("never-written.safetensors")).is_err());
 }
+
+#[test]
+fn per_env_epsilons_span_the_ape_x_range() {
+    let p = minnow_rl::dqn::PerEnvEpsilon { base: 0.4, alpha: 7.0 };
+    assert!((p.rate(0, 64) - 0.4).abs() < 1e-6);
+    assert!((p.rate(63, 64) - 0.4f32.powi(8)).abs() < 1e-7);
+    assert!(p.rate(10, 64) > p.rate(11, 64));
+    assert_eq!(p.rate(0, 1), 0.4);
+}
+
+#[test]
+fn curriculum_rises_only_on_success_at_its_level() {
+    let config = CurriculumConfig { start: 2, max: 4, window: 10, threshold: 0.8 };
+    let mut c = minnow_rl::dqn::Curriculum::new(config).unwrap();
+    for _ in 0..50 {
+        assert!(!c.record(1, true), "easier episodes do not count");
+    }
+    for k in 0..10 {
+        c.record(2, k % 2 == 0);
+    }
+    assert_eq!(c.level, 2, "50% success is below the threshold");
+    let rose = (0..10).map(|_| c.record(2, true)).any(|r| r);
+    assert!(rose && c.level == 3);
+    assert!(minnow_rl::dqn::Curriculum::new(CurriculumConfig { max: 1, ..config }).is_err());
+}

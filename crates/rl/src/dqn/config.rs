@@ -14,6 +14,24 @@ pub enum TargetUpdate {
     Polyak { tau: f32 },
 }
 
+/// Ape-X's spread of exploration rates over the envs: env `i` of `n`
+/// explores with `base^(1 + alpha * i / (n - 1))` (0.4 and 7 in the paper:
+/// from 0.4 down to 0.0007), so some actors explore widely while others
+/// follow the greedy policy closely.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerEnvEpsilon {
+    pub base: f32,
+    pub alpha: f32,
+}
+
+impl PerEnvEpsilon {
+    pub fn rate(&self, i: usize, n: usize) -> f32 {
+        let position = if n > 1 { i as f32 / (n - 1) as f32 } else { 0.0 };
+        self.base.powf(1.0 + self.alpha * position)
+    }
+}
+
 /// A DQN learner and its acting loop. The defaults are a sound start for
 /// small discrete tasks (they solve CartPole); the tasks' own presets live
 /// beside them (`DqnConfig::cartpole()`, `::cube()`, `::game2048()`).
@@ -49,6 +67,10 @@ pub struct DqnConfig {
     pub updates_per_step: usize,
     /// Adam learning rate and epsilon.
     pub lr: f32,
+    /// Anneal the learning rate linearly to this by the last environment
+    /// step (`None`: constant), which keeps late updates from undoing a
+    /// policy that has converged.
+    pub final_lr: Option<f32>,
     pub adam_eps: f32,
     /// Clip the gradient's global L2 norm to this (0: no clipping).
     pub max_grad_norm: f32,
@@ -59,6 +81,9 @@ pub struct DqnConfig {
     pub target: TargetUpdate,
     /// Exploration rate as a function of environment steps.
     pub epsilon: EpsilonSchedule,
+    /// Per-env exploration rates (each env explores with the larger of
+    /// its own rate and the schedule's); `None`: the schedule alone.
+    pub per_env_epsilon: Option<PerEnvEpsilon>,
     /// Raise the task's difficulty as the agent succeeds (for the cube:
     /// the scramble depth); `None` keeps the environment's own starts.
     pub curriculum: Option<CurriculumConfig>,
@@ -90,12 +115,14 @@ impl Default for DqnConfig {
             learning_starts: 1_000,
             updates_per_step: 1,
             lr: 1e-3,
+            final_lr: None,
             adam_eps: 1e-8,
             max_grad_norm: 10.0,
             huber_delta: 1.0,
             reward_scale: 1.0,
             target: TargetUpdate::Polyak { tau: 0.01 },
             epsilon: EpsilonSchedule::Linear { start: 1.0, end: 0.01, steps: 20_000 },
+            per_env_epsilon: None,
             curriculum: None,
             env_steps: 100_000,
             eval_every: 10_000,
@@ -128,6 +155,9 @@ impl DqnConfig {
         check.count_in("num_envs", "a value in 1..=4096", self.num_envs as u64, 1, 4096)?;
         check.count_in("updates_per_step", "a value in 0..=64", self.updates_per_step as u64, 0, 64)?;
         check.positive("lr", self.lr)?;
+        if let Some(lr) = self.final_lr {
+            check.unit_closed("final_lr", lr)?;
+        }
         check.positive("adam_eps", self.adam_eps)?;
         if !(self.max_grad_norm >= 0.0 && self.max_grad_norm.is_finite()) {
             return Err(crate::RlError::InvalidValue {
@@ -144,6 +174,17 @@ impl DqnConfig {
             TargetUpdate::Polyak { tau } => check.fraction("target.tau", tau)?,
         }
         self.epsilon.validate()?;
+        if let Some(p) = &self.per_env_epsilon {
+            check.unit_closed("per_env_epsilon.base", p.base)?;
+            if !(p.alpha >= 0.0 && p.alpha.is_finite()) {
+                return Err(crate::RlError::InvalidValue {
+                    config: "DqnConfig",
+                    field: "per_env_epsilon.alpha",
+                    expected: "a finite value >= 0",
+                    found: p.alpha,
+                });
+            }
+        }
         if let Some(curriculum) = &self.curriculum {
             curriculum.validate()?;
         }

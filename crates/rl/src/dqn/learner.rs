@@ -118,6 +118,14 @@ impl DqnLearner {
         self.updates
     }
 
+    /// Sets the learning rate for a run `progress` (0..=1) of the way through.
+    pub fn set_progress(&mut self, progress: f64) {
+        if let Some(end) = self.config.final_lr {
+            let start = self.config.lr as f64;
+            self.adam.set_lr((start + (end as f64 - start) * progress.clamp(0.0, 1.0)) as f32);
+        }
+    }
+
     /// Greedy actions of the online network for `masks.len()` rows of `obs`.
     pub fn greedy(&mut self, obs: &[f32], masks: &[u64], out: &mut [u32]) -> Result<()> {
         Ok(self.net.greedy(&mut self.eval_tape, &self.online, obs, masks, out)?)

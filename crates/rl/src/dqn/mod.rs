@@ -21,10 +21,10 @@ mod presets;
 mod run;
 mod task;
 
-pub use config::{DqnConfig, TargetUpdate};
+pub use config::{DqnConfig, PerEnvEpsilon, TargetUpdate};
 pub use curriculum::{Curriculum, CurriculumConfig};
 pub use learner::{DqnLearner, UpdateStats};
 pub use memory::Memory;
 pub use network::{QNetwork, masked_argmax};
-pub use run::{DqnRun, RECENT_EPISODES, RecentEpisodes};
+pub use run::{CURRICULUM_EPSILON, DqnRun, RECENT_EPISODES, RecentEpisodes};
 pub use task::DqnEnv;

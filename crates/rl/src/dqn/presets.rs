@@ -1,6 +1,6 @@
 //! The default configs of the shipped tasks (`cargo xtask train dqn-*`).
 
-use super::{CurriculumConfig, DqnConfig, TargetUpdate};
+use super::{CurriculumConfig, DqnConfig, PerEnvEpsilon, TargetUpdate};
 use crate::EpsilonSchedule;
 
 impl DqnConfig {
@@ -13,6 +13,7 @@ impl DqnConfig {
             layer_norm: true,
             n_step: 3,
             lr: 1e-3,
+            final_lr: Some(1e-4),
             batch_size: 64,
             replay_capacity: 100_000,
             learning_starts: 1_000,
@@ -41,9 +42,10 @@ impl DqnConfig {
             num_envs: 64,
             updates_per_step: 1,
             target: TargetUpdate::Polyak { tau: 0.005 },
-            epsilon: EpsilonSchedule::Linear { start: 1.0, end: 0.05, steps: 200_000 },
+            epsilon: EpsilonSchedule::Linear { start: 1.0, end: 0.0, steps: 200_000 },
+            per_env_epsilon: Some(PerEnvEpsilon { base: 0.4, alpha: 7.0 }),
             curriculum: Some(CurriculumConfig { start: 3, max: 14, window: 1_000, threshold: 0.9 }),
-            env_steps: 20_000_000,
+            env_steps: 8_000_000,
             eval_every: 1_000_000,
             checkpoint_every: 2_000_000,
             ..Self::default()

@@ -8,6 +8,10 @@ use crate::{NStep, NStepConfig, Result, Step};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+/// The curriculum judges success only on episodes of envs exploring at
+/// most this much.
+pub const CURRICULUM_EPSILON: f32 = 0.05;
+
 /// How many finished episodes the running statistics cover.
 pub const RECENT_EPISODES: usize = 100;
 
@@ -151,8 +155,20 @@ impl<E: DqnEnv> DqnRun<E> {
         self.curriculum.map_or(0, |c| c.level)
     }
 
+    /// The scheduled exploration rate (env 0's, with per-env rates).
     pub fn epsilon(&self) -> f32 {
-        self.learner.config.epsilon.value_at(self.env_steps)
+        self.env_epsilon(0)
+    }
+
+    /// Env `i`'s exploration rate now: the schedule's, or with per-env
+    /// rates the larger of the schedule's and the env's own.
+    fn env_epsilon(&self, i: usize) -> f32 {
+        let config = &self.learner.config;
+        let scheduled = config.epsilon.value_at(self.env_steps);
+        match config.per_env_epsilon {
+            None => scheduled,
+            Some(p) => scheduled.max(p.rate(i, self.envs.len())),
+        }
     }
 
     /// The last update's loss and mean Q (none before learning starts).
@@ -179,10 +195,9 @@ impl<E: DqnEnv> DqnRun<E> {
             }
             self.fresh = false;
         }
-        let epsilon = self.epsilon();
         self.learner.greedy(&self.obs, &self.masks, &mut self.greedy)?;
         for i in 0..self.envs.len() {
-            let action = if self.rng.random::<f32>() < epsilon {
+            let action = if self.rng.random::<f32>() < self.env_epsilon(i) {
                 random_legal(self.masks[i], &mut self.rng)
             } else {
                 self.greedy[i]
@@ -196,6 +211,7 @@ impl<E: DqnEnv> DqnRun<E> {
         let before = self.env_steps;
         self.env_steps += self.envs.len() as u64;
         if self.env_steps >= starts && self.learner.memory.len() >= batch {
+            self.learner.set_progress(self.env_steps as f64 / self.learner.config.env_steps as f64);
             for _ in 0..updates {
                 self.last_update = Some(self.learner.update()?);
             }
@@ -232,7 +248,9 @@ impl<E: DqnEnv> DqnRun<E> {
         if step.is_over() {
             let success = env.succeeded(&step);
             self.recent.push(self.returns[i], self.lengths[i], success);
-            if let Some(curriculum) = &mut self.curriculum {
+            // Exploring actors would hold the level back: only near-greedy ones count.
+            let near_greedy = self.env_epsilon(i) <= CURRICULUM_EPSILON;
+            if let Some(curriculum) = self.curriculum.as_mut().filter(|_| near_greedy) {
                 curriculum.record(self.difficulty[i], success);
             }
             self.start_episode(i);
