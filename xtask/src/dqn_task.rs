@@ -5,7 +5,7 @@
 use crate::train::{FrontEnd, TrainArgs, layered};
 use minnow_envs::{CartPole, CartPoleConfig, Cube2, Cube2Config, Env, Game2048, Game2048Config};
 use minnow_rl::dqn::eval::{evaluate_2048, evaluate_cube, play_greedy};
-use minnow_rl::dqn::{DqnConfig, DqnEnv, DqnLearner, DqnRun};
+use minnow_rl::dqn::{DqnConfig, DqnEnv, DqnLearner, DqnRun, pretrain_cube};
 use minnow_train::{Event, Observer};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use std::time::Instant;
@@ -17,6 +17,10 @@ struct TaskConfig<C> {
     dqn: DqnConfig,
     env: C,
     eval: EvalConfig,
+    /// Supervised steps (batches of 256) from the exact BFS values before
+    /// reinforcement learning starts; cube only, 0 (the default) for RL alone.
+    #[serde(default)]
+    pretrain_steps: u64,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
@@ -36,6 +40,11 @@ trait DqnTask: DqnEnv + Sized {
     fn build(config: &Self::EnvConfig) -> Result<Self, String>;
     /// The metric plotted beside the loss.
     const HEADLINE: &'static str;
+    /// Supervised pretraining from an oracle, where the task has one.
+    fn pretrain(learner: &mut DqnLearner, env: &Self::EnvConfig, steps: u64, seed: u64) -> Result<f32, String> {
+        let _ = (learner, env, steps, seed);
+        Err("pretrain_steps: this task has no oracle to pretrain from (only dqn-cube has)".into())
+    }
     /// Evaluation metrics (the headline first) and a table to print.
     fn evaluate(learner: &mut DqnLearner, env: &Self, count: usize, seed: u64) -> Result<(Metrics, String), String>;
 }
@@ -50,11 +59,20 @@ impl DqnTask for Cube2 {
     /// neighbouring distances differ by a whole unit at every depth.
     fn defaults() -> TaskConfig<Cube2Config> {
         let env = Cube2Config { scramble_depth: 1, max_steps: 14, reward_solved: 0.0, reward_step: -1.0 };
-        TaskConfig { dqn: DqnConfig::cube(), env, eval: EvalConfig { during: 100, last: 1000, seed: 2024 } }
+        TaskConfig {
+            dqn: DqnConfig::cube(),
+            env,
+            eval: EvalConfig { during: 100, last: 1000, seed: 2024 },
+            pretrain_steps: 0,
+        }
     }
 
     fn build(config: &Cube2Config) -> Result<Self, String> {
         Cube2::new(*config).map_err(|e| e.to_string())
+    }
+
+    fn pretrain(learner: &mut DqnLearner, env: &Cube2Config, steps: u64, seed: u64) -> Result<f32, String> {
+        pretrain_cube(learner, steps, 256, env.reward_step, env.reward_solved, seed).map_err(|e| e.to_string())
     }
 
     fn evaluate(learner: &mut DqnLearner, _: &Self, count: usize, seed: u64) -> Result<(Metrics, String), String> {
@@ -92,6 +110,7 @@ impl DqnTask for Game2048 {
             dqn: DqnConfig::game2048(),
             env: Game2048Config::default(),
             eval: EvalConfig { during: 100, last: 1000, seed: 2048 },
+            pretrain_steps: 0,
         }
     }
 
@@ -133,6 +152,7 @@ impl DqnTask for CartPole {
             dqn: DqnConfig::cartpole(),
             env: CartPoleConfig::default(),
             eval: EvalConfig { during: 20, last: 100, seed: 500 },
+            pretrain_steps: 0,
         }
     }
 
@@ -191,7 +211,17 @@ fn train<E: DqnTask>(task: &str, args: &TrainArgs) -> Result<(), String> {
                 out.display()
             ));
         }
-        DqnRun::new(&config.dqn, env.clone()).map_err(|e| e.to_string())?
+        let mut run = DqnRun::new(&config.dqn, env.clone()).map_err(|e| e.to_string())?;
+        if config.pretrain_steps > 0 {
+            let t = Instant::now();
+            let loss = E::pretrain(run.learner_mut(), &config.env, config.pretrain_steps, config.dqn.seed)?;
+            println!(
+                "pretrained on oracle values: {} steps in {:.1} s, final loss {loss:.4}",
+                config.pretrain_steps,
+                t.elapsed().as_secs_f64()
+            );
+        }
+        run
     };
     let config_json = serde_json::to_string_pretty(&config).unwrap_or_default();
     std::fs::write(out.join("config.json"), config_json).map_err(|e| format!("{}: {e}", out.display()))?;

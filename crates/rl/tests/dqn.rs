@@ -206,3 +206,14 @@ fn curriculum_rises_only_on_success_at_its_level() {
     assert!(rose && c.level == 3);
     assert!(minnow_rl::dqn::Curriculum::new(CurriculumConfig { max: 1, ..config }).is_err());
 }
+
+#[test]
+fn oracle_pretraining_teaches_short_distances() {
+    let config = DqnConfig { hidden: vec![128], batch_size: 64, lr: 2e-3, ..DqnConfig::cube() };
+    let mut learner = DqnLearner::new(&config, 144, 6, false, 1).unwrap();
+    let before = evaluate_cube(&mut learner, [1], 200, 8).unwrap()[0].solved_within_d;
+    let loss = minnow_rl::dqn::pretrain_cube(&mut learner, 400, 64, -1.0, 0.0, 4).unwrap();
+    let after = evaluate_cube(&mut learner, [1, 2], 200, 8).unwrap();
+    assert!(loss.is_finite());
+    assert!(after[0].solved_within_d > 0.95 && before < 0.5, "before {before}, after {after:?}");
+}

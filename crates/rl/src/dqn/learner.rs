@@ -30,7 +30,7 @@ pub struct DqnLearner {
     replay: ReplayConfig,
     pub(crate) rng: Pcg64Mcg,
     pub(crate) updates: u64,
-    tape: Tape,
+    pub(crate) tape: Tape,
     eval_tape: Tape,
     batch: Batch,
     next_actions: Vec<u32>,

@@ -18,6 +18,7 @@ mod learner;
 mod memory;
 mod network;
 mod presets;
+mod pretrain;
 mod run;
 mod task;
 
@@ -26,5 +27,6 @@ pub use curriculum::{Curriculum, CurriculumConfig};
 pub use learner::{DqnLearner, UpdateStats};
 pub use memory::Memory;
 pub use network::{QNetwork, masked_argmax};
+pub use pretrain::pretrain_cube;
 pub use run::{CURRICULUM_EPSILON, DqnRun, RECENT_EPISODES, RecentEpisodes};
 pub use task::DqnEnv;
