@@ -59,7 +59,6 @@ pub fn pretrain_cube(
         let l = g.mse(q, &targets, None)?;
         loss = g.scalar(l);
         g.backward(l)?;
-        drop(g);
         learner.adam.step(&mut learner.online)?;
     }
     learner.target.copy_values_from(&learner.online)?;
