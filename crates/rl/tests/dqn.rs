@@ -18,7 +18,7 @@ fn small(config: DqnConfig) -> DqnConfig {
 fn q_converges_to_one_step_rewards() {
     for prioritized in [false, true] {
         let config = DqnConfig { gamma: 0.0, n_step: 1, lr: 1e-2, prioritized, ..small(DqnConfig::default()) };
-        let mut learner = DqnLearner::new(&config, 4, 2, false, 1_000).unwrap();
+        let mut learner = DqnLearner::new(&config, 4, 2, false).unwrap();
         let (obs, next) = ([1.0, 0.0, 0.5, 0.0], [0.0; 4]);
         for (action, reward) in [(0, 2.0), (1, -1.0)] {
             for _ in 0..8 {
@@ -112,7 +112,7 @@ fn bad_configs_are_named_errors() {
 fn illegal_actions_are_errors_not_panics() {
     let mut env = CartPole::new(CartPoleConfig::default()).unwrap();
     assert!(env.step(7).is_err());
-    let mut learner = DqnLearner::new(&small(DqnConfig::default()), 4, 2, false, 10).unwrap();
+    let mut learner = DqnLearner::new(&small(DqnConfig::default()), 4, 2, false).unwrap();
     // Too few transitions for a batch.
     assert!(matches!(learner.update(), Err(RlError::BatchTooLarge { .. })));
     let mut envs = vec![env];
@@ -210,7 +210,7 @@ fn curriculum_rises_only_on_success_at_its_level() {
 #[test]
 fn oracle_pretraining_teaches_short_distances() {
     let config = DqnConfig { hidden: vec![128], batch_size: 64, lr: 2e-3, ..DqnConfig::cube() };
-    let mut learner = DqnLearner::new(&config, 144, 6, false, 1).unwrap();
+    let mut learner = DqnLearner::new(&config, 144, 6, false).unwrap();
     let before = evaluate_cube(&mut learner, [1], 200, 8).unwrap()[0].solved_within_d;
     let loss = minnow_rl::dqn::pretrain_cube(&mut learner, 400, 64, -1.0, 0.0, 4).unwrap();
     let after = evaluate_cube(&mut learner, [1, 2], 200, 8).unwrap();

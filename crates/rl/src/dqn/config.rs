@@ -57,8 +57,10 @@ pub struct DqnConfig {
     pub prioritized: bool,
     /// Priority exponent (0 uniform .. 1 proportional).
     pub per_alpha: f32,
-    /// Importance-sampling exponent at the first update, annealed to 1 by the last.
+    /// Importance-sampling exponent at the first update, rising linearly
+    /// to 1 over `per_beta_updates` updates.
     pub per_beta_start: f32,
+    pub per_beta_updates: u64,
     /// Environments stepped together, one batched forward pass per step.
     pub num_envs: usize,
     /// Environment steps (over all envs) before the first update.
@@ -67,10 +69,13 @@ pub struct DqnConfig {
     pub updates_per_step: usize,
     /// Adam learning rate and epsilon.
     pub lr: f32,
-    /// Anneal the learning rate linearly to this by the last environment
-    /// step (`None`: constant), which keeps late updates from undoing a
-    /// policy that has converged.
+    /// Anneal the learning rate linearly to this over the first
+    /// `lr_anneal_steps` environment steps (`None`: constant), which keeps
+    /// late updates from undoing a policy that has converged. (Schedules
+    /// run on fixed horizons, not on `env_steps`, so a run extended with a
+    /// larger `env_steps` continues exactly.)
     pub final_lr: Option<f32>,
+    pub lr_anneal_steps: u64,
     pub adam_eps: f32,
     /// Clip the gradient's global L2 norm to this (0: no clipping).
     pub max_grad_norm: f32,
@@ -111,11 +116,13 @@ impl Default for DqnConfig {
             prioritized: false,
             per_alpha: 0.6,
             per_beta_start: 0.4,
+            per_beta_updates: 100_000,
             num_envs: 8,
             learning_starts: 1_000,
             updates_per_step: 1,
             lr: 1e-3,
             final_lr: None,
+            lr_anneal_steps: 100_000,
             adam_eps: 1e-8,
             max_grad_norm: 10.0,
             huber_delta: 1.0,
@@ -157,6 +164,7 @@ impl DqnConfig {
         check.positive("lr", self.lr)?;
         if let Some(lr) = self.final_lr {
             check.unit_closed("final_lr", lr)?;
+            check.count_in("lr_anneal_steps", "a value >= 1", self.lr_anneal_steps, 1, u64::MAX)?;
         }
         check.positive("adam_eps", self.adam_eps)?;
         if !(self.max_grad_norm >= 0.0 && self.max_grad_norm.is_finite()) {

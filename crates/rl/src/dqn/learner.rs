@@ -41,9 +41,8 @@ pub struct DqnLearner {
 impl DqnLearner {
     /// A learner for observations of `obs_size` floats and `actions`
     /// actions; `masked` stores each next state's legal actions (for envs
-    /// where some actions can be illegal). `total_updates` is how far PER's
-    /// beta anneals.
-    pub fn new(config: &DqnConfig, obs_size: usize, actions: usize, masked: bool, total_updates: u64) -> Result<Self> {
+    /// where some actions can be illegal).
+    pub fn new(config: &DqnConfig, obs_size: usize, actions: usize, masked: bool) -> Result<Self> {
         config.validate()?;
         if actions == 0 || actions > 64 {
             return Err(RlError::InvalidCount {
@@ -70,7 +69,7 @@ impl DqnLearner {
             store_next_mask: masked,
             ..ReplayConfig::new(config.replay_capacity, obs_size, actions as u32)
         };
-        let per = config.prioritized.then_some((config.per_alpha, config.per_beta_start, total_updates.max(1)));
+        let per = config.prioritized.then_some((config.per_alpha, config.per_beta_start, config.per_beta_updates));
         let memory = Memory::build(replay, per)?;
         let b = config.batch_size;
         Ok(Self {
@@ -118,9 +117,10 @@ impl DqnLearner {
         self.updates
     }
 
-    /// Sets the learning rate for a run `progress` (0..=1) of the way through.
-    pub fn set_progress(&mut self, progress: f64) {
+    /// Sets the learning rate for environment step `env_steps`.
+    pub fn anneal_lr(&mut self, env_steps: u64) {
         if let Some(end) = self.config.final_lr {
+            let progress = env_steps as f64 / self.config.lr_anneal_steps as f64;
             let start = self.config.lr as f64;
             self.adam.set_lr((start + (end as f64 - start) * progress.clamp(0.0, 1.0)) as f32);
         }

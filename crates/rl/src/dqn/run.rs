@@ -103,9 +103,7 @@ impl<E: DqnEnv> DqnRun<E> {
     pub fn new(config: &DqnConfig, env: E) -> Result<Self> {
         config.validate()?;
         let (o, a, n) = (env.observation_size(), env.action_count(), config.num_envs);
-        let total_updates =
-            config.env_steps.saturating_sub(config.learning_starts) / n as u64 * config.updates_per_step as u64;
-        let learner = DqnLearner::new(config, o, a, E::MASKED, total_updates)?;
+        let learner = DqnLearner::new(config, o, a, E::MASKED)?;
         let n_step = NStepConfig { n: config.n_step, gamma: config.gamma }.build(&learner.replay_config())?;
         let curriculum = config.curriculum.map(Curriculum::new).transpose()?;
         Ok(Self {
@@ -211,7 +209,7 @@ impl<E: DqnEnv> DqnRun<E> {
         let before = self.env_steps;
         self.env_steps += self.envs.len() as u64;
         if self.env_steps >= starts && self.learner.memory.len() >= batch {
-            self.learner.set_progress(self.env_steps as f64 / self.learner.config.env_steps as f64);
+            self.learner.anneal_lr(self.env_steps);
             for _ in 0..updates {
                 self.last_update = Some(self.learner.update()?);
             }

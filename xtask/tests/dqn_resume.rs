@@ -1,0 +1,59 @@
+//! `cargo xtask train dqn-cartpole`, stopped at a checkpoint and resumed in
+//! a new process, ends bit-identical to an uninterrupted run; bad configs
+//! and mismatched checkpoints are refused with a message.
+
+use minnow_nn::Checkpoint;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn train(out: &Path, config: &Path, steps: u64, resume: bool) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    cmd.args(["train", "dqn-cartpole", "--steps", &steps.to_string(), "--config"]).arg(config).arg("--out").arg(out);
+    if resume {
+        cmd.arg("--resume");
+    }
+    cmd.output().expect("xtask runs")
+}
+
+fn write_config(path: &Path, hidden: usize) {
+    let config = format!(
+        r#"{{"dqn": {{"hidden": [{hidden}], "batch_size": 16, "learning_starts": 100, "checkpoint_every": 800,
+            "eval_every": 800, "prioritized": true}}, "eval": {{"during": 2, "last": 2}}}}"#
+    );
+    std::fs::write(path, config).unwrap();
+}
+
+#[test]
+fn dqn_resume_in_a_new_process_is_bit_identical() {
+    let root = std::env::temp_dir().join(format!("minnow-xtask-dqn-resume-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let (config, other) = (root.join("config.json"), root.join("other.json"));
+    write_config(&config, 32);
+    write_config(&other, 48);
+    let (straight, interrupted) = (root.join("straight"), root.join("interrupted"));
+    let ok = |o: Output| assert!(o.status.success(), "xtask failed: {}", String::from_utf8_lossy(&o.stderr));
+    ok(train(&straight, &config, 1600, false));
+    ok(train(&interrupted, &config, 800, false));
+    ok(train(&interrupted, &config, 1600, true));
+
+    let a = Checkpoint::load(&straight.join("checkpoint.safetensors")).unwrap();
+    let b = Checkpoint::load(&interrupted.join("checkpoint.safetensors")).unwrap();
+    let names: Vec<&str> = a.names().collect();
+    assert_eq!(names, b.names().collect::<Vec<_>>());
+    for name in names {
+        assert_eq!(a.tensor(name), b.tensor(name), "{name} differs");
+    }
+    assert_eq!(a.meta("env_steps"), Some("1600"));
+    assert_eq!(a.meta("recent"), b.meta("recent"));
+
+    // Another network shape: refused, naming the difference.
+    let refused = train(&interrupted, &other, 2400, true);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("hidden"));
+    // A config out of range.
+    std::fs::write(&other, r#"{"dqn": {"gamma": 1.5}}"#).unwrap();
+    let refused = train(&root.join("fresh"), &other, 100, false);
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("gamma"), "{refused:?}");
+    let _ = std::fs::remove_dir_all(&root);
+}
