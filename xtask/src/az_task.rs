@@ -65,7 +65,10 @@ fn train<G: Game + Default + Send + Sync>(task: &str, defaults: AzConfig, args: 
         config.self_play.workers,
         out.display()
     );
-    let mut front = FrontEnd::open(&out, run.iteration(), config.iterations, "win_rate_vs_random")?;
+    // The curve shows the harder opponent when there is one (against
+    // random the rate sits at 100% early).
+    let key = if config.eval.games_vs_rollout > 0 { "win_rate_vs_rollout" } else { "win_rate_vs_random" };
+    let mut front = FrontEnd::open(&out, run.iteration(), config.iterations, key)?;
     let mut last_eval = String::from("not evaluated yet");
     let started = Instant::now();
     while run.iteration() < config.iterations && (limit == 0.0 || run.totals().train_seconds < limit) {

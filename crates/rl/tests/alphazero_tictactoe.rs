@@ -125,6 +125,9 @@ fn bad_configs_are_clear_errors() {
     let mut c = AzConfig::tictactoe();
     c.training.lr = f32::NAN;
     assert!(AzRun::<TicTacToe>::new(c).unwrap_err().to_string().contains("lr"));
+    let mut c = AzConfig::tictactoe();
+    c.training.lr_final = 1.0;
+    assert!(AzRun::<TicTacToe>::new(c).unwrap_err().to_string().contains("lr_final"));
     let err = serde_json::from_str::<AzConfig>(r#"{"mcts": {"simulatoins": 5}}"#).unwrap_err().to_string();
     assert!(err.contains("simulatoins"), "{err}");
 }

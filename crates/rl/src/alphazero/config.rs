@@ -71,6 +71,10 @@ pub struct TrainingConfig {
     pub min_replay: usize,
     /// Weight of the value loss against the policy loss.
     pub value_weight: f32,
+    /// Cosine decay of the learning rate from `lr` to `lr_final` over this
+    /// many updates, constant after; 0 keeps `lr` throughout.
+    pub lr_decay_updates: u64,
+    pub lr_final: f32,
 }
 
 impl Default for TrainingConfig {
@@ -83,6 +87,8 @@ impl Default for TrainingConfig {
             replay_capacity: 100_000,
             min_replay: 1000,
             value_weight: 1.0,
+            lr_decay_updates: 0,
+            lr_final: 1e-4,
         }
     }
 }
@@ -304,6 +310,9 @@ impl AzConfig {
         let t = &self.training;
         if !(t.lr.is_finite() && t.lr > 0.0) {
             return Err(value("training", "lr", "a finite value > 0", t.lr));
+        }
+        if !(t.lr_final.is_finite() && t.lr_final >= 0.0 && t.lr_final <= t.lr) {
+            return Err(value("training", "lr_final", "a finite value in [0, lr]", t.lr_final));
         }
         if !(t.weight_decay.is_finite() && t.weight_decay >= 0.0) {
             return Err(value("training", "weight_decay", "a finite value >= 0", t.weight_decay));

@@ -72,6 +72,12 @@ impl Trainer {
 
     /// One Adam update on a minibatch drawn from `replay`.
     pub fn step(&mut self, replay: &PositionReplay, rng: &mut impl Rng) -> Result<TrainLoss> {
+        let c = &self.config;
+        if c.lr_decay_updates > 0 {
+            let t = self.adam.step_count().min(c.lr_decay_updates) as f64 / c.lr_decay_updates as f64;
+            let lr = c.lr_final as f64 + (c.lr - c.lr_final) as f64 * 0.5 * (1.0 + (std::f64::consts::PI * t).cos());
+            self.adam.set_lr(lr as f32);
+        }
         replay.sample_into(rng, &mut self.obs, &mut self.policy, &mut self.value);
         self.params.zero_grads();
         let b = self.config.batch;
