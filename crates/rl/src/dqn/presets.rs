@@ -44,7 +44,7 @@ impl DqnConfig {
             target: TargetUpdate::Polyak { tau: 0.005 },
             epsilon: EpsilonSchedule::Linear { start: 1.0, end: 0.0, steps: 200_000 },
             per_env_epsilon: Some(PerEnvEpsilon { base: 0.4, alpha: 7.0 }),
-            curriculum: Some(CurriculumConfig { start: 3, max: 14, window: 1_000, threshold: 0.9 }),
+            curriculum: Some(CurriculumConfig { start: 3, max: 14, window: 1_000, threshold: 0.75 }),
             env_steps: 8_000_000,
             eval_every: 1_000_000,
             checkpoint_every: 2_000_000,
