@@ -220,6 +220,9 @@ impl AzConfig {
                 steps_per_iteration: 150,
                 replay_capacity: 250_000,
                 min_replay: 4000,
+                // About the updates 30 minutes allow on two cores.
+                lr_decay_updates: 60_000,
+                lr_final: 1e-4,
                 ..TrainingConfig::default()
             },
             eval: EvalConfig {
