@@ -2,7 +2,8 @@
 //! a new process, ends bit-identical to an uninterrupted run; bad configs
 //! and mismatched checkpoints are refused with a message.
 
-use minnow_nn::Checkpoint;
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -37,13 +38,7 @@ fn dqn_resume_in_a_new_process_is_bit_identical() {
     ok(train(&interrupted, &config, 800, false));
     ok(train(&interrupted, &config, 1600, true));
 
-    let a = Checkpoint::load(&straight.join("checkpoint.safetensors")).unwrap();
-    let b = Checkpoint::load(&interrupted.join("checkpoint.safetensors")).unwrap();
-    let names: Vec<&str> = a.names().collect();
-    assert_eq!(names, b.names().collect::<Vec<_>>());
-    for name in names {
-        assert_eq!(a.tensor(name), b.tensor(name), "{name} differs");
-    }
+    let (a, b) = common::assert_same_checkpoints(&straight, &interrupted);
     assert_eq!(a.meta("env_steps"), Some("1600"));
     assert_eq!(a.meta("recent"), b.meta("recent"));
 

@@ -1,7 +1,8 @@
 //! A run stopped midway and resumed in a new process ends bit-identical to
 //! an uninterrupted one.
 
-use minnow_nn::Checkpoint;
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -24,13 +25,7 @@ fn resume_in_a_new_process_is_bit_identical() {
     train(&interrupted, 120, false);
     train(&interrupted, 300, true);
 
-    let a = Checkpoint::load(&straight.join("checkpoint.safetensors")).unwrap();
-    let b = Checkpoint::load(&interrupted.join("checkpoint.safetensors")).unwrap();
-    let names: Vec<&str> = a.names().collect();
-    assert_eq!(names, b.names().collect::<Vec<_>>());
-    for name in names {
-        assert_eq!(a.tensor(name), b.tensor(name), "{name} differs");
-    }
+    let (a, b) = common::assert_same_checkpoints(&straight, &interrupted);
     assert_eq!(a.meta("step"), Some("300"));
     assert_eq!(b.meta("step"), Some("300"));
     // The metrics of the resumed run cover every step once.
