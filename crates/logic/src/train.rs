@@ -7,7 +7,7 @@
 
 use crate::ca::{Boundary, LogicCa, LogicCaConfig};
 use crate::gates::OPS;
-use crate::hard::{BitGrid, HardProgram, HardScratch, Prune};
+use crate::hard::{HardProgram, Prune};
 use crate::rollout::{Rollout, Worker};
 use crate::team::{Fixed, StepData, Team};
 use crate::{LogicError, Result, life};
@@ -285,21 +285,15 @@ pub fn hard_checkerboard_accuracy(
     trials: usize,
     seed: u64,
 ) -> f64 {
-    let target = checkerboard(height, width);
-    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
-    let mut grid = BitGrid::new(height, width, program.channels());
-    let mut next = grid.clone();
-    let mut scratch = HardScratch::default();
-    let mut correct = 0;
-    for _ in 0..trials {
-        grid.fill_random(|| rng.random());
-        for _ in 0..steps {
-            program.step(&grid, &mut next, &mut scratch);
-            std::mem::swap(&mut grid, &mut next);
-        }
-        correct += grid.count_equal(0, &target);
-    }
-    correct as f64 / (trials * height * width) as f64
+    crate::robustness::rollout_accuracy(
+        program,
+        height,
+        width,
+        steps,
+        trials,
+        seed,
+        crate::robustness::Disturbance::None,
+    )
 }
 
 /// The target of cell (row, col): `((col / 2) + (row / 2)) % 2`.
