@@ -3,10 +3,11 @@
 //!
 //! A grid is stored as channel-major bit planes ([`BitGrid`]): each grid
 //! row takes whole `u64` words, bit j of word q is column 64q + j, bits
-//! past the last column stay 0. A CA step computes every tap of a block
-//! of rows as a word shift of the old plane (the zero boundary comes in
-//! as the zero bits past the edges), then each gate as one bitwise op per
-//! word.
+//! past the last column stay 0. A CA step goes over the planes in tiles
+//! of 64 consecutive words: it computes every tap of a tile as a word
+//! shift of the old plane (the zero boundary comes in as the zero bits
+//! past the edges), then each gate as one bitwise op per word, all in a
+//! scratch that stays in L1.
 //!
 //! A [`HardProgram`] is built from the circuit and the ops either exactly
 //! (`Prune::None`: every gate, every channel, the soft network's hard
@@ -457,176 +458,170 @@ impl HardProgram {
             dst.channels
         );
         let wpr = src.words_per_row;
-        // About 128 words per slot keeps every slot of a block in L1.
-        let block_rows = (BLOCK_WORDS / wpr).clamp(1, src.height);
-        let block = block_rows * wpr;
-        let slots = self.taps.len() + self.instrs.len();
-        if scratch.slots.len() < slots * block {
-            scratch.slots.resize(slots * block, 0);
-        }
-        let last_mask = src.word_mask(wpr - 1);
         let plane_len = src.height * wpr;
-        for r0 in (0..src.height).step_by(block_rows) {
-            let rows = block_rows.min(src.height - r0);
-            let words = rows * wpr;
-            let buf = &mut scratch.slots[..slots * block];
-            for (i, &(c, d)) in self.taps.iter().enumerate() {
-                let out = &mut buf[i * block..][..words];
-                shift_tap(out, src.plane(c as usize), src, r0, rows, d as usize, self.periodic);
+        scratch.fit(self.taps.len() + self.instrs.len());
+        let last_mask = src.word_mask(wpr - 1);
+        let step = TILE % wpr;
+        // Column word of each lane, and so which lanes start or end a row.
+        let mut col: [usize; TILE] = std::array::from_fn(|j| j % wpr);
+        let slots = &mut scratch.slots[..self.taps.len() + self.instrs.len()];
+        for i0 in (0..plane_len).step_by(TILE) {
+            let lanes = Lanes {
+                i0,
+                n: TILE.min(plane_len - i0),
+                col,
+                not_first: std::array::from_fn(|j| if col[j] == 0 { 0 } else { !0 }),
+                not_last: std::array::from_fn(|j| if col[j] == wpr - 1 { 0 } else { !0 }),
+            };
+            for (slot, &(c, d)) in slots.iter_mut().zip(&self.taps) {
+                tap(&mut slot.0, src, c as usize, d, self.periodic, &lanes);
             }
-            for (i, ins) in self.instrs.iter().enumerate() {
-                let (done, rest) = buf.split_at_mut((self.taps.len() + i) * block);
-                let a = &done[ins.a as usize * block..][..words];
-                let b = &done[ins.b as usize * block..][..words];
-                run_op(ins.op, &mut rest[..words], a, b);
+            for (k, ins) in self.instrs.iter().enumerate() {
+                let (done, rest) = slots.split_at_mut(self.taps.len() + k);
+                gate(ins.op, &mut rest[0].0, &done[ins.a as usize].0, &done[ins.b as usize].0);
             }
-            let buf = &scratch.slots[..slots * block];
+            // Padding bits of a row's last word stay 0.
+            let keep: Tile = std::array::from_fn(|j| if col[j] == wpr - 1 { last_mask } else { !0 });
             for (c, out) in self.outputs.iter().enumerate() {
-                let dst_rows = &mut dst.bits[c * plane_len + r0 * wpr..][..words];
+                let words = &mut dst.bits[c * plane_len + i0..][..lanes.n];
                 match *out {
-                    Output::Dead | Output::Const(false) => dst_rows.fill(0),
-                    Output::Const(true) => dst_rows.fill(!0),
+                    Output::Dead | Output::Const(false) => words.fill(0),
+                    Output::Const(true) => words.copy_from_slice(&keep[..lanes.n]),
                     Output::Slot { slot, negated } => {
                         let flip = if negated { !0 } else { 0 };
-                        let src_words = &buf[slot as usize * block..][..words];
-                        for (d, &s) in dst_rows.iter_mut().zip(src_words) {
-                            *d = s ^ flip;
+                        for ((w, &v), &k) in words.iter_mut().zip(&slots[slot as usize].0).zip(&keep) {
+                            *w = (v ^ flip) & k;
                         }
                     }
                 }
-                if last_mask != !0 || matches!(out, Output::Const(true)) {
-                    for row in dst_rows.chunks_exact_mut(wpr) {
-                        row[wpr - 1] &= last_mask;
-                    }
+            }
+            for c in &mut col {
+                *c += step;
+                if *c >= wpr {
+                    *c -= wpr;
                 }
             }
         }
     }
 }
 
-/// Words per slot of a block in [`HardProgram::step`]: 128 (1 KiB) keeps a
-/// trained circuit's slots in L1; 64 was 1.8x slower and 256 no faster on
-/// `logic_ca/hard` (512x512, the 22-gate circuit shipped then).
-const BLOCK_WORDS: usize = 128;
+/// Words computed together, 8 AVX-512 registers: the slots of a trained
+/// circuit (about 50) then take half of L1, and each op's dispatch is paid
+/// once per 4096 cells. On `logic_ca/hard` (28-gate circuit, one run):
+/// 8 words 229 us (scalar code, a dispatch per register), 32 words 54 us,
+/// 64 words 47 us, 128 words 63 us (slots spill L1).
+const TILE: usize = 64;
 
-/// Scratch of [`HardProgram::step`]; grows when a program needs more
-/// slots than any before (never, if made by [`HardScratch::for_grid`]).
+type Tile = [u64; TILE];
+
+/// A slot's tile on whole cache lines, so no load or store splits one.
+#[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
+struct AlignedTile(Tile);
+
+/// The words `i0..i0 + n` of a plane that a tile computes (row-major, so
+/// a tile may span rows), with masks of the lanes that start or end a row.
+struct Lanes {
+    i0: usize,
+    n: usize,
+    col: [usize; TILE],
+    not_first: Tile,
+    not_last: Tile,
+}
+
+/// Tap `d` (row-major 3x3) of channel `c` on a tile: each bit is the bit
+/// at (row + dr, col + dc). With the zero boundary a tile reads a run of
+/// TILE + 2 words (straight from the plane, or a copy with zeros past its
+/// ends at the top and bottom rows) and shifts it; with the periodic
+/// boundary it goes lane by lane, wrapping.
+#[inline(always)]
+fn tap(out: &mut Tile, grid: &BitGrid, c: usize, d: u8, periodic: bool, lanes: &Lanes) {
+    let (wpr, plane) = (grid.words_per_row, grid.plane(c));
+    let (dr, dc) = (d as isize / 3 - 1, d as isize % 3 - 1);
+    if periodic {
+        return tap_periodic(out, grid, plane, dr, dc, lanes);
+    }
+    // Words s - 1 ..= s + TILE: the lanes' source words and one either side.
+    let s = lanes.i0 as isize + dr * wpr as isize;
+    let window: [u64; TILE + 2];
+    let run: &[u64] = if s >= 1 && s as usize + TILE < plane.len() {
+        &plane[s as usize - 1..][..TILE + 2]
+    } else {
+        window = std::array::from_fn(|t| plane.get((s - 1 + t as isize) as usize).copied().unwrap_or(0));
+        &window
+    };
+    let (before, here, after) = (&run[..TILE], &run[1..TILE + 1], &run[2..]);
+    match dc {
+        0 => out.copy_from_slice(here),
+        // Reads column col - 1: bits move up by one, with the carry from
+        // the word before in the row.
+        -1 => {
+            for (((o, &v), &prev), &m) in out.iter_mut().zip(here).zip(before).zip(&lanes.not_first) {
+                *o = (v << 1) | (prev >> 63 & m);
+            }
+        }
+        // Reads column col + 1: bits move down by one.
+        _ => {
+            for (((o, &v), &next), &m) in out.iter_mut().zip(here).zip(after).zip(&lanes.not_last) {
+                *o = (v >> 1) | (next << 63 & m);
+            }
+        }
+    }
+}
+
+/// [`tap`] with the periodic boundary, lane by lane.
+#[cold]
+fn tap_periodic(out: &mut Tile, grid: &BitGrid, plane: &[u64], dr: isize, dc: isize, lanes: &Lanes) {
+    let (wpr, h, top_bit) = (grid.words_per_row, grid.height as isize, (grid.width - 1) % 64);
+    out.fill(0);
+    for (j, o) in out.iter_mut().enumerate().take(lanes.n) {
+        let r = (((lanes.i0 + j) / wpr) as isize + dr).rem_euclid(h) as usize;
+        let row = &plane[r * wpr..][..wpr];
+        let k = lanes.col[j];
+        *o = match dc {
+            0 => row[k],
+            -1 => (row[k] << 1) | if k == 0 { row[wpr - 1] >> top_bit & 1 } else { row[k - 1] >> 63 },
+            _ => (row[k] >> 1) | if k + 1 == wpr { (row[0] & 1) << top_bit } else { row[k + 1] << 63 },
+        };
+    }
+}
+
+/// `out = op(a, b)` on a tile: one vector instruction per register.
+#[inline(always)]
+fn gate(op: u8, out: &mut Tile, a: &Tile, b: &Tile) {
+    macro_rules! ops {
+        ($($k:literal)*) => {
+            match op {
+                $($k => for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                    *o = op_word($k, x, y);
+                },)*
+                _ => unreachable!("ops are 4-bit"),
+            }
+        };
+    }
+    ops!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+}
+
+/// Scratch of [`HardProgram::step`]: one tile per slot; grows when a
+/// program needs more slots than any before (never, if made by
+/// [`HardScratch::for_grid`]).
 #[derive(Clone, Debug, Default)]
 pub struct HardScratch {
-    slots: Vec<u64>,
+    slots: Vec<AlignedTile>,
 }
 
 impl HardScratch {
     /// Room for programs of up to `slots` slots (taps plus gates; a
-    /// circuit's `rows` bounds every program built from it) on `grid`.
-    pub fn for_grid(slots: usize, grid: &BitGrid) -> Self {
-        let block_rows = (BLOCK_WORDS / grid.words_per_row).clamp(1, grid.height);
-        Self { slots: vec![0; slots * block_rows * grid.words_per_row] }
+    /// circuit's `rows` bounds every program built from it).
+    pub fn for_grid(slots: usize, _grid: &BitGrid) -> Self {
+        let mut scratch = Self::default();
+        scratch.fit(slots);
+        scratch
     }
-}
 
-/// `out = op(a, b)` on words.
-#[inline(always)]
-fn run_op(op: u8, out: &mut [u64], a: &[u64], b: &[u64]) {
-    macro_rules! each {
-        ($f:expr) => {
-            for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
-                *o = $f(x, y);
-            }
-        };
-    }
-    match op {
-        0 => out.fill(0),
-        1 => each!(|x: u64, y: u64| x & y),
-        2 => each!(|x: u64, y: u64| x & !y),
-        3 => out.copy_from_slice(a),
-        4 => each!(|x: u64, y: u64| !x & y),
-        5 => out.copy_from_slice(b),
-        6 => each!(|x: u64, y: u64| x ^ y),
-        7 => each!(|x: u64, y: u64| x | y),
-        8 => each!(|x: u64, y: u64| !(x | y)),
-        9 => each!(|x: u64, y: u64| !(x ^ y)),
-        10 => each!(|_: u64, y: u64| !y),
-        11 => each!(|x: u64, y: u64| x | !y),
-        12 => each!(|x: u64, _: u64| !x),
-        13 => each!(|x: u64, y: u64| !x | y),
-        14 => each!(|x: u64, y: u64| !(x & y)),
-        _ => out.fill(!0),
-    }
-    debug_assert!(out.iter().zip(a).zip(b).all(|((&o, &x), &y)| o == op_word(op, x, y)));
-}
-
-/// Tap `d` (row-major 3x3) of rows `r0..r0 + rows` of `plane`: each output
-/// bit is the input bit at (row + dr, col + dc). With the zero boundary the
-/// source rows are one contiguous run of words, shifted as one array (so
-/// it vectorises) and fixed up at the row edges.
-#[inline(always)]
-fn shift_tap(out: &mut [u64], plane: &[u64], grid: &BitGrid, r0: usize, rows: usize, d: usize, periodic: bool) {
-    let wpr = grid.words_per_row;
-    let (h, w) = (grid.height as isize, grid.width);
-    let (dr, dc) = (d as isize / 3 - 1, d as isize % 3 - 1);
-    let out = &mut out[..rows * wpr];
-    if periodic {
-        let top_bit = (w - 1) % 64;
-        for (i, dst) in out.chunks_exact_mut(wpr).enumerate() {
-            let rr = (r0 as isize + i as isize + dr).rem_euclid(h) as usize;
-            let row = &plane[rr * wpr..][..wpr];
-            match dc {
-                0 => dst.copy_from_slice(row),
-                -1 => {
-                    let mut carry = (row[wpr - 1] >> top_bit) & 1;
-                    for (o, &v) in dst.iter_mut().zip(row) {
-                        *o = (v << 1) | carry;
-                        carry = v >> 63;
-                    }
-                }
-                _ => {
-                    for q in 0..wpr {
-                        let next = if q + 1 < wpr { row[q + 1] << 63 } else { 0 };
-                        dst[q] = (row[q] >> 1) | next;
-                    }
-                    dst[wpr - 1] |= (row[0] & 1) << top_bit;
-                }
-            }
-        }
-        return;
-    }
-    // Output rows i0..i1 read rows inside the grid; the rest read zeros.
-    let first = r0 as isize + dr;
-    let i0 = (-first).clamp(0, rows as isize) as usize;
-    let i1 = (h - first).clamp(i0 as isize, rows as isize) as usize;
-    out[..i0 * wpr].fill(0);
-    out[i1 * wpr..].fill(0);
-    if i0 == i1 {
-        return;
-    }
-    let n = (i1 - i0) * wpr;
-    let src = &plane[(first + i0 as isize) as usize * wpr..][..n];
-    let dst = &mut out[i0 * wpr..i1 * wpr];
-    match dc {
-        0 => dst.copy_from_slice(src),
-        // Reads column col - 1: bits move up by one; column 0 reads 0.
-        -1 => {
-            dst[0] = src[0] << 1;
-            for ((o, &v), &prev) in dst[1..].iter_mut().zip(&src[1..]).zip(&src[..n - 1]) {
-                *o = (v << 1) | (prev >> 63);
-            }
-            for row_start in dst.iter_mut().step_by(wpr).skip(1) {
-                *row_start &= !1;
-            }
-        }
-        // Reads column col + 1: bits move down by one; the last column
-        // reads 0 (a padding bit, or cleared below for a full last word).
-        _ => {
-            for ((o, &v), &next) in dst[..n - 1].iter_mut().zip(&src[..n - 1]).zip(&src[1..]) {
-                *o = (v >> 1) | (next << 63);
-            }
-            dst[n - 1] = src[n - 1] >> 1;
-            if w % 64 == 0 {
-                for row_end in dst.iter_mut().skip(wpr - 1).step_by(wpr) {
-                    *row_end &= !(1 << 63);
-                }
-            }
+    fn fit(&mut self, slots: usize) {
+        if self.slots.len() < slots {
+            self.slots.resize(slots, AlignedTile([0; TILE]));
         }
     }
 }

@@ -99,7 +99,7 @@ fn agree(ca: &LogicCa, prune: Prune, steps: usize, seed: u64) -> usize {
 #[test]
 fn bit_parallel_circuit_equals_the_float_hard_forward() {
     // Widths around the word size, several words per row, tiny grids.
-    for (h, w) in [(16, 16), (3, 3), (5, 63), (4, 64), (6, 65), (3, 130)] {
+    for (h, w) in [(16, 16), (3, 3), (5, 63), (4, 64), (6, 65), (3, 130), (3, 520), (4, 600), (70, 130)] {
         for boundary in [Boundary::Zero, Boundary::Periodic] {
             for (seed, sparse) in [(1, false), (2, true), (3, true)] {
                 let mut ca = LogicCa::new(&small(h, w, boundary), seed).unwrap();

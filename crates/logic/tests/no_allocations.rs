@@ -1,10 +1,11 @@
 //! A warmed-up checkerboard training step allocates nothing, on any thread:
 //! rollout memory comes from the workers' arenas, the hard program is
 //! rebuilt in place, the optimiser updates flat buffers, and the worker
-//! threads are woken without a job queue.
+//! threads are woken without a job queue. Nor does a step of the
+//! bit-parallel hard circuit (`logic_ca/hard`).
 
 use minnow_arena::{CountingAlloc, count_allocations};
-use minnow_logic::{CheckerboardConfig, CheckerboardTrainer, Rollout};
+use minnow_logic::{BitGrid, CheckerboardConfig, CheckerboardTrainer, HardScratch, Rollout};
 use rand::{Rng, SeedableRng};
 
 #[global_allocator]
@@ -66,4 +67,19 @@ fn training_steps_allocate_nothing_after_warm_up() {
         });
         assert_eq!(global.allocations, 0, "{:?}: {} bytes", config.variant, global.bytes);
     }
+
+    // The shipped hard circuit on the benchmark's 512x512 grid.
+    let program = minnow_logic::trained::checkerboard();
+    let mut grid = BitGrid::new(512, 512, program.channels());
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
+    grid.fill_random(|| rng.random());
+    let (mut next, mut scratch) = (grid.clone(), HardScratch::default());
+    program.step(&grid, &mut next, &mut scratch);
+    let (_, _, global) = count_allocations(|| {
+        for _ in 0..10 {
+            program.step(&grid, &mut next, &mut scratch);
+            std::mem::swap(&mut grid, &mut next);
+        }
+    });
+    assert_eq!(global.allocations, 0, "hard steps: {} bytes", global.bytes);
 }
