@@ -94,10 +94,11 @@ impl Default for CheckerboardConfig {
     }
 }
 
-/// The default seed of every variant: the first seed of 1, 2, 3, ... whose
-/// checkerboard run reaches 100% hard accuracy within 500 steps
+/// The default seed of every variant: of seeds 1 to 16, one of the two
+/// whose checkerboard run reaches 100% hard accuracy within 500 steps, and
+/// the one whose circuit then also holds on 64x64 grids and under damage
 /// (docs/PERFORMANCE.md lists the seeds tried; most do not).
-pub const DEFAULT_SEED: u64 = 3;
+pub const DEFAULT_SEED: u64 = 12;
 
 /// Cells per tile: 64 keeps one tile's activations and gradients (4680
 /// rows x 64 floats each, 1.2 MB apiece) mostly in L2. CPU time per
