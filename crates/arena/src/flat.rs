@@ -24,12 +24,15 @@ impl FlatArena {
     pub fn alloc_dirty(&mut self, len: usize) -> Range<usize> {
         let start = self.used;
         let end = start + len;
-        if end > self.buf.len() {
-            let mut bigger = AlignedBuf::zeros((2 * self.buf.len()).max(end).max(4096));
+        // The next block starts on a line boundary, which must lie inside
+        // the buffer too.
+        let next = start + len.div_ceil(LINE) * LINE;
+        if next > self.buf.len() {
+            let mut bigger = AlignedBuf::zeros((2 * self.buf.len()).max(next).max(4096));
             bigger[..self.used].copy_from_slice(&self.buf[..self.used]);
             self.buf = bigger;
         }
-        self.used = start + len.div_ceil(LINE) * LINE;
+        self.used = next;
         start..end
     }
 
@@ -88,6 +91,17 @@ impl FlatArena {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn growing_to_a_length_off_the_line_keeps_room_for_the_next_block() {
+        let mut arena = FlatArena::new();
+        // Past the initial 4096 floats, not a multiple of a line.
+        let a = arena.alloc_copy(&[1.5; 5000]);
+        let b = arena.alloc_copy(&[2.5; 3]);
+        assert!(b.start >= a.end && b.start % LINE == 0);
+        assert!(arena.get(a).iter().all(|&x| x == 1.5));
+        assert_eq!(arena.get(b), &[2.5; 3]);
+    }
 
     #[test]
     fn blocks_are_aligned_and_survive_growth() {
