@@ -9,11 +9,11 @@ use serde::{Deserialize, Serialize};
 pub enum ChanceMode {
     /// Each simulation draws an outcome with its probability.
     Sample,
-    /// Each simulation takes the outcome furthest below its share of the
-    /// node's visits (largest `p_i (N + 1) - n_i`): deterministic, and the
-    /// visit counts track the probabilities closely, so the chance node's
-    /// mean value is the expectation over outcomes (weighted by visits that
-    /// match the probabilities) with far less noise than sampling.
+    /// Each simulation after a node's first (a draw) takes the outcome
+    /// furthest below its share of the node's visits (largest `p_i N -
+    /// n_i`, ties to a random one): the visit counts track the
+    /// probabilities closely, so the chance node's mean value is the
+    /// expectation over outcomes with far less noise than sampling.
     #[default]
     Stratified,
 }

@@ -4,7 +4,7 @@
 
 use super::config::NODES_PER_SIMULATION;
 use super::gumbel::{Halving, gumbel, sigma};
-use super::tree::{Kind, NONE, ROOT, Tree};
+use super::tree::{Edge, Kind, NONE, ROOT, Tree};
 use super::{ChanceMode, Evaluator, LeafBatch, MctsConfig, dirichlet};
 use crate::{Result, RlError};
 use minnow_envs::{EnvError, Game, Turn};
@@ -327,36 +327,31 @@ impl<G: Game> Search<G> {
 
     fn select_outcome_edge(&self, n: u32, rng: &mut impl Rng) -> usize {
         let edges = self.tree.edges(n);
-        match self.config.chance {
-            ChanceMode::Sample => {
-                let mut x = rng.random::<f32>();
-                for (i, e) in edges.iter().enumerate() {
-                    if x < e.prior {
-                        return i;
-                    }
-                    x -= e.prior;
-                }
-                edges.iter().rposition(|e| e.prior > 0.0).unwrap_or(0)
-            }
-            ChanceMode::Stratified => {
-                let node = self.tree.node(n);
-                let total = (node.visits + node.virtual_visits) as f32;
-                let mut best = (0, f32::NEG_INFINITY);
-                for (i, e) in edges.iter().enumerate() {
-                    let taken = if e.child == NONE {
-                        0.0
-                    } else {
-                        let c = self.tree.node(e.child);
-                        (c.visits + c.virtual_visits) as f32
-                    };
-                    let deficit = e.prior * total - taken;
-                    if e.prior > 0.0 && deficit > best.1 {
-                        best = (i, deficit);
-                    }
-                }
-                best.0
+        let node = self.tree.node(n);
+        let total = (node.visits + node.virtual_visits) as f32;
+        if self.config.chance == ChanceMode::Sample || total == 0.0 {
+            return sample_outcome(edges, rng);
+        }
+        // Stratified: the outcome furthest below its share of the visits.
+        // The first visit is a draw and ties go to a random outcome, so
+        // rarely visited nodes do not all favour the first of the most
+        // likely outcomes (in backgammon, the opponent rolling 1-2).
+        let start = rng.random_range(0..edges.len());
+        let mut best = (start, f32::NEG_INFINITY);
+        for i in (start..edges.len()).chain(0..start) {
+            let e = &edges[i];
+            let taken = if e.child == NONE {
+                0.0
+            } else {
+                let c = self.tree.node(e.child);
+                (c.visits + c.virtual_visits) as f32
+            };
+            let deficit = e.prior * total - taken;
+            if e.prior > 0.0 && deficit > best.1 {
+                best = (i, deficit);
             }
         }
+        best.0
     }
 
     /// Gives leaf `n` one edge per legal action, priors the softmax of the
@@ -382,7 +377,7 @@ impl<G: Game> Search<G> {
         for &a in &self.legal[..k] {
             let p = (logits[a as usize] - max).exp();
             total += p;
-            self.tree.a.edges.push(super::tree::Edge { action: a, prior: p, child: NONE });
+            self.tree.a.edges.push(Edge { action: a, prior: p, child: NONE });
         }
         let total = if total.is_finite() && total > 0.0 { total } else { f32::NAN };
         for e in self.tree.edges_mut(n) {
@@ -483,7 +478,7 @@ impl<G: Game> Search<G> {
             let best = best.fold((0, f32::NEG_INFINITY), |b, x| if x.1 > b.1 { x } else { b });
             return Ok(edges[best.0].action as usize);
         }
-        let visits = |e: &super::tree::Edge| if e.child == NONE { 0 } else { self.tree.node(e.child).visits };
+        let visits = |e: &Edge| if e.child == NONE { 0 } else { self.tree.node(e.child).visits };
         let most = edges.iter().map(visits).max().unwrap_or(0);
         if temperature == 0.0 || most == 0 {
             let mut best = (0, 0, f32::NEG_INFINITY);
@@ -633,4 +628,16 @@ impl<G: Game> Search<G> {
 
 fn wrong_turn<G: Game>(found: &'static str) -> RlError {
     RlError::Env(EnvError::WrongTurn { game: G::NAME, expected: "a player to move at the search root", found })
+}
+
+/// An outcome drawn in proportion to the edges' probabilities.
+fn sample_outcome(edges: &[Edge], rng: &mut impl Rng) -> usize {
+    let mut x = rng.random::<f32>();
+    for (i, e) in edges.iter().enumerate() {
+        if x < e.prior {
+            return i;
+        }
+        x -= e.prior;
+    }
+    edges.iter().rposition(|e| e.prior > 0.0).unwrap_or(0)
 }
