@@ -17,6 +17,7 @@ fn one_backgammon_iteration_records_labelled_positions() {
     c.network.width = 32;
     c.network.blocks = 1;
     c.mcts.simulations = 8;
+    c.self_play.workers = 1;
     c.self_play.parallel_games = 4;
     c.self_play.games_per_iteration = 4;
     c.training.min_replay = 64;

@@ -199,25 +199,27 @@ impl AzConfig {
         }
     }
 
-    /// Connect four: 30 minutes of self-play (one thread) overlapped with
-    /// training (a second thread).
+    /// Connect four: 30 minutes of self-play (two threads) overlapped with
+    /// training. Each position is trained on about 3 times: at 9 (150
+    /// steps of 256 per 128 games) the value net fitted its replay and the
+    /// win rate against rollout MCTS stopped rising after ~100 iterations.
     pub fn connect4() -> Self {
         Self {
-            iterations: 1000,
+            iterations: 5000,
             time_limit_minutes: 30.0,
             network: NetworkConfig { width: 128, blocks: 4 },
             mcts: MctsConfig { simulations: 160, dirichlet_alpha: 1.0, leaves_per_round: 4, ..MctsConfig::default() },
             self_play: SelfPlayConfig {
-                workers: 1,
+                workers: 2,
                 parallel_games: 64,
-                games_per_iteration: 128,
+                games_per_iteration: 64,
                 temperature_moves: 10,
                 ..SelfPlayConfig::default()
             },
             training: TrainingConfig {
                 lr: 2e-3,
                 batch: 256,
-                steps_per_iteration: 150,
+                steps_per_iteration: 48,
                 replay_capacity: 250_000,
                 min_replay: 4000,
                 // About the updates 30 minutes allow on two cores.
@@ -240,23 +242,26 @@ impl AzConfig {
     }
 
     /// Backgammon: pgx's micro-actions (a search per checker moved) and
-    /// dice as chance nodes; 30 minutes on two cores.
+    /// dice as chance nodes, sampled; 30 minutes on two cores. Each
+    /// position is trained on about 1.6 times: at 8 the value net fitted
+    /// its replay (squared error 0.39 there, 0.8 on fresh games) and the
+    /// win rate against random stopped near 90%.
     pub fn backgammon() -> Self {
         Self {
-            iterations: 1000,
+            iterations: 5000,
             time_limit_minutes: 30.0,
             network: NetworkConfig { width: 128, blocks: 2 },
             mcts: MctsConfig {
                 simulations: 32,
                 dirichlet_alpha: 0.5,
                 leaves_per_round: 4,
-                chance: ChanceMode::Stratified,
+                chance: ChanceMode::Sample,
                 ..MctsConfig::default()
             },
             self_play: SelfPlayConfig {
-                workers: 1,
-                parallel_games: 64,
-                games_per_iteration: 64,
+                workers: 2,
+                parallel_games: 32,
+                games_per_iteration: 32,
                 temperature_moves: 30,
                 max_moves: 3000,
                 ..SelfPlayConfig::default()
@@ -264,7 +269,7 @@ impl AzConfig {
             training: TrainingConfig {
                 lr: 1e-3,
                 batch: 256,
-                steps_per_iteration: 300,
+                steps_per_iteration: 60,
                 replay_capacity: 300_000,
                 min_replay: 10_000,
                 ..TrainingConfig::default()
