@@ -98,7 +98,7 @@ mod tests {
         // Past the initial 4096 floats, not a multiple of a line.
         let a = arena.alloc_copy(&[1.5; 5000]);
         let b = arena.alloc_copy(&[2.5; 3]);
-        assert!(b.start >= a.end && b.start % LINE == 0);
+        assert!(b.start >= a.end && b.start.is_multiple_of(LINE));
         assert!(arena.get(a).iter().all(|&x| x == 1.5));
         assert_eq!(arena.get(b), &[2.5; 3]);
     }
