@@ -153,9 +153,9 @@ impl Workload for MctsBackgammon {
     fn run(&mut self) {
         if self.games && self.games_per_call == 0.0 {
             let before = self.play.games_finished;
-            (0..GAME_SAMPLE_CALLS).for_each(|_| {
+            for _ in 0..GAME_SAMPLE_CALLS {
                 self.play.step();
-            });
+            }
             self.games_per_call = (self.play.games_finished - before) as f64 / GAME_SAMPLE_CALLS as f64;
             return;
         }

@@ -604,7 +604,7 @@ fn gate(op: u8, out: &mut Tile, a: &Tile, b: &Tile) {
 
 /// Scratch of [`HardProgram::step`]: one tile per slot; grows when a
 /// program needs more slots than any before (never, if made by
-/// [`HardScratch::for_grid`]).
+/// [`HardScratch::with_slots`]).
 #[derive(Clone, Debug, Default)]
 pub struct HardScratch {
     slots: Vec<AlignedTile>,
@@ -613,7 +613,7 @@ pub struct HardScratch {
 impl HardScratch {
     /// Room for programs of up to `slots` slots (taps plus gates; a
     /// circuit's `rows` bounds every program built from it).
-    pub fn for_grid(slots: usize, _grid: &BitGrid) -> Self {
+    pub fn with_slots(slots: usize) -> Self {
         let mut scratch = Self::default();
         scratch.fit(slots);
         scratch

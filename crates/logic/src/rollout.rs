@@ -259,7 +259,7 @@ fn hard_rollout(
         let grid = BitGrid::new(sh.height, sh.width, channels);
         // Sized for the largest program the circuit can give, so a program
         // growing during training never allocates.
-        let scratch = HardScratch::for_grid(sh.circuit.rows, &grid);
+        let scratch = HardScratch::with_slots(sh.circuit.rows);
         *hard = Some((grid.clone(), grid, BitGrid::new(sh.height, sh.width, 1), scratch));
     }
     let (a, b, mask, scratch) = hard.as_mut().expect("just set");
