@@ -37,13 +37,18 @@ pub(crate) fn exp<const FMA: bool>(x: f32) -> f32 {
 /// keeps independent partial results and vectorises the reduction.
 pub(crate) const LANES: usize = 32;
 
+/// Folds the lanes pairwise (32 -> 16 -> ... -> 1), so every level is one
+/// vector operation instead of a chain of scalar ones.
 #[inline(always)]
-fn fold_lanes(acc: [f32; LANES], op: impl Fn(f32, f32) -> f32) -> f32 {
-    let mut half = [0.0f32; LANES / 2];
-    for i in 0..LANES / 2 {
-        half[i] = op(acc[i], acc[i + LANES / 2]);
+fn fold_lanes(mut acc: [f32; LANES], op: impl Fn(f32, f32) -> f32) -> f32 {
+    let mut width = LANES / 2;
+    while width > 0 {
+        for i in 0..width {
+            acc[i] = op(acc[i], acc[i + width]);
+        }
+        width /= 2;
     }
-    half.into_iter().reduce(&op).unwrap_or(0.0)
+    acc[0]
 }
 
 /// The last partial chunk, padded with `fill` to a whole one, and how many
