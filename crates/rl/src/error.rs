@@ -34,6 +34,10 @@ pub enum RlError {
     Diverged { update: u64, loss: f32 },
     #[error("{0}")]
     Resume(String),
+    #[error(
+        "{env}: DqnConfig.all_actions needs a model of the environment (DqnEnv::successors), which it does not provide"
+    )]
+    NoModel { env: &'static str },
 }
 
 pub type Result<T, E = RlError> = std::result::Result<T, E>;

@@ -3,7 +3,7 @@
 
 use minnow_envs::{CartPole, CartPoleConfig, Cube2, Cube2Config, Env};
 use minnow_rl::dqn::eval::{evaluate_cube, play_greedy};
-use minnow_rl::dqn::{CurriculumConfig, DqnConfig, DqnLearner, DqnRun, TargetUpdate};
+use minnow_rl::dqn::{CurriculumConfig, DqnConfig, DqnEnv, DqnLearner, DqnRun, TargetUpdate};
 use minnow_rl::{EpsilonSchedule, RlError, Transition, TransitionSink};
 use rand::{Rng, SeedableRng};
 
@@ -61,7 +61,14 @@ fn random_solve_rate(positions: &[minnow_envs::CubeState]) -> f64 {
 
 #[test]
 fn cube_agent_learns_short_scrambles() {
+    for all_actions in [false, true] {
+        assert_learns_short_scrambles(all_actions);
+    }
+}
+
+fn assert_learns_short_scrambles(all_actions: bool) {
     let config = DqnConfig {
+        all_actions,
         seed: 3,
         hidden: vec![128],
         batch_size: 64,
@@ -84,12 +91,50 @@ fn cube_agent_learns_short_scrambles() {
     let positions = minnow_envs::CubeDistances::get().evaluation_set(2, 300, 5).unwrap();
     let random = random_solve_rate(&positions);
     let learned = evaluate_cube(run.learner_mut(), [1, 2], 300, 5).unwrap();
-    assert_eq!(learned[0].solved_within_d, 1.0, "distance 1 must be solved in one move: {learned:?}");
+    assert_eq!(learned[0].solved_within_d, 1.0, "all_actions {all_actions}: distance 1 in one move: {learned:?}");
     assert!(
         learned[1].solved_within_2d > 0.9 && learned[1].solved_within_2d > 3.0 * random,
-        "distance 2: learned {:?}, random {random}",
+        "all_actions {all_actions}: distance 2: learned {:?}, random {random}",
         learned[1]
     );
+}
+
+/// The cube's model agrees with stepping the environment, move by move.
+#[test]
+fn cube_successors_match_the_environment() {
+    let mut env = cube_env();
+    let (mut obs, mut stepped) = ([0.0; 144], [0.0; 144]);
+    let (mut next, mut rewards, mut terminal) = ([0.0; 6 * 144], [0.0; 6], [0.0; 6]);
+    for seed in 0..30 {
+        env.reset(seed);
+        let start = *env.state();
+        env.observe(&mut obs);
+        env.successors(&obs, &mut next, &mut rewards, &mut terminal).unwrap();
+        for m in 0..6 {
+            env.reset_to(start);
+            let step = env.step(m).unwrap();
+            env.observe(&mut stepped);
+            assert_eq!(&next[m * 144..(m + 1) * 144], &stepped[..], "seed {seed}, move {m}");
+            assert_eq!((rewards[m], terminal[m] == 1.0), (step.reward, step.done), "seed {seed}, move {m}");
+        }
+    }
+    assert!(env.successors(&[0.5; 144], &mut next, &mut rewards, &mut terminal).is_err(), "not a cube");
+}
+
+#[test]
+fn all_actions_needs_a_model_one_step_targets_and_uniform_replay() {
+    let config = DqnConfig { all_actions: true, n_step: 1, ..DqnConfig::default() };
+    let err = DqnRun::new(&config, cartpole()).unwrap_err();
+    assert!(matches!(err, RlError::NoModel { env: "cartpole" }), "{err}");
+    for (field, bad) in [
+        ("n_step", DqnConfig { n_step: 3, ..config.clone() }),
+        ("prioritized", DqnConfig { prioritized: true, ..config.clone() }),
+    ] {
+        let err = DqnRun::new(&bad, cube_env()).unwrap_err().to_string();
+        assert!(err.contains(field), "{field}: {err}");
+    }
+    let mut plain = DqnLearner::new(&DqnConfig::default(), 144, 6, false).unwrap();
+    assert!(plain.update_all_actions(&cube_env()).is_err(), "a learner built without all_actions");
 }
 
 #[test]

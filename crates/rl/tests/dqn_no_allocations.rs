@@ -44,6 +44,12 @@ fn cube_steps_allocate_nothing() {
 }
 
 #[test]
+fn cube_all_actions_steps_allocate_nothing() {
+    let env = Cube2::new(Cube2Config { scramble_depth: 3, max_steps: 6, ..Cube2Config::default() }).unwrap();
+    assert_steps_allocate_nothing(DqnConfig { all_actions: true, n_step: 1, ..config(false) }, env);
+}
+
+#[test]
 fn game2048_steps_allocate_nothing() {
     assert_steps_allocate_nothing(config(false), Game2048::new(Game2048Config::default()).unwrap());
 }

@@ -308,6 +308,37 @@ impl CubeState {
             }
         }
     }
+
+    /// The state a [`CubeState::write_one_hot`] observation shows (a model
+    /// of the cube can then step from replayed observations). An error
+    /// unless `obs` is exactly the encoding of a reachable state.
+    pub fn from_one_hot(obs: &[f32]) -> Result<CubeState, EnvError> {
+        let bad = |problem| Err(EnvError::InvalidPosition { game: "cube2", problem });
+        if obs.len() != OBSERVATION_SIZE {
+            return bad("the one-hot observation must hold 144 values");
+        }
+        let lit = |offsets: &[u8; 3]| offsets.iter().all(|&o| obs[o as usize] == 1.0);
+        let mut bytes = [0u8; 8];
+        let (mut cubies, mut twists) = (0u8, 0u32);
+        for (position, byte) in bytes.iter_mut().enumerate() {
+            let Some(b) = (0..24).find(|&b| b >> 3 < 3 && lit(&ONE_HOT[position][b])) else {
+                return bad("a corner's stickers match no cubie");
+            };
+            *byte = b as u8;
+            cubies |= 1 << (b & 7);
+            twists += (b >> 3) as u32;
+        }
+        if cubies != 0xff || twists % 3 != 0 || bytes[7] != DBL {
+            return bad("the corners are not a reachable arrangement");
+        }
+        let state = CubeState(u64::from_le_bytes(bytes));
+        let mut check = [0.0; OBSERVATION_SIZE];
+        state.write_one_hot(&mut check);
+        if check.as_slice() != obs {
+            return bad("the observation is not a one-hot sticker encoding");
+        }
+        Ok(state)
+    }
 }
 
 #[cfg(test)]
@@ -470,6 +501,30 @@ mod tests {
             assert_eq!(state, scrambled);
         }
         assert!(seen.iter().all(|&n| n > 300), "{seen:?}");
+    }
+
+    #[test]
+    fn one_hot_decodes_back_to_its_state_and_garbage_is_refused() {
+        let mut rng = Pcg64Mcg::seed_from_u64(5);
+        let mut obs = [0.0; OBSERVATION_SIZE];
+        for depth in 0..20 {
+            let state = CubeState::scrambled(depth, &mut rng);
+            state.write_one_hot(&mut obs);
+            assert_eq!(CubeState::from_one_hot(&obs), Ok(state));
+        }
+        let valid = obs;
+        assert!(CubeState::from_one_hot(&valid[..143]).is_err());
+        assert!(CubeState::from_one_hot(&[0.0; OBSERVATION_SIZE]).is_err());
+        for i in [0, 17, 143] {
+            let mut flipped = valid;
+            flipped[i] = 1.0 - flipped[i];
+            assert!(CubeState::from_one_hot(&flipped).is_err(), "entry {i} flipped");
+        }
+        // One corner twisted in place: every corner shows a cubie, but no
+        // sequence of moves reaches it (the twists no longer sum to 0 mod 3).
+        let twisted = CubeState(CubeState::SOLVED.0 + (1 << 3));
+        twisted.write_one_hot(&mut obs);
+        assert!(CubeState::from_one_hot(&obs).is_err());
     }
 
     #[test]

@@ -51,6 +51,12 @@ pub struct DqnConfig {
     pub gamma: f32,
     /// Rewards summed per transition, 1..=5.
     pub n_step: usize,
+    /// Learn every action of each sampled state at once: the environment's
+    /// model (`DqnEnv::successors`) gives each action's next state and
+    /// reward, and each is bootstrapped as the taken action is in plain
+    /// DQN (on the cube, six targets per position instead of one). Needs
+    /// an environment with a model, `n_step` 1 and uniform replay.
+    pub all_actions: bool,
     pub batch_size: usize,
     pub replay_capacity: usize,
     /// Prioritized replay (proportional, sum tree) instead of uniform.
@@ -111,6 +117,7 @@ impl Default for DqnConfig {
             double: true,
             gamma: 0.99,
             n_step: 3,
+            all_actions: false,
             batch_size: 64,
             replay_capacity: 100_000,
             prioritized: false,
@@ -147,6 +154,18 @@ impl DqnConfig {
         }
         check.unit_closed("gamma", self.gamma)?;
         check.count_in("n_step", "a value in 1..=5", self.n_step as u64, 1, MAX_N as u64)?;
+        if self.all_actions {
+            check.count_in(
+                "n_step",
+                "1 with all_actions (targets are one step of the model)",
+                self.n_step as u64,
+                1,
+                1,
+            )?;
+            if self.prioritized {
+                return Err(check.count("prioritized", "false with all_actions (priorities are per transition)", 1));
+            }
+        }
         check.count_in("batch_size", "a value >= 1", self.batch_size as u64, 1, u64::MAX)?;
         let capacity = self.replay_capacity as u64;
         check.count_in("replay_capacity", "at least batch_size", capacity, self.batch_size as u64, u64::MAX)?;

@@ -2,7 +2,7 @@
 //! (double or plain, over legal next actions), Huber loss weighted by
 //! importance weights, clip, Adam, new priorities, target update.
 
-use super::{DqnConfig, Memory, QNetwork, TargetUpdate};
+use super::{DqnConfig, DqnEnv, Memory, QNetwork, TargetUpdate};
 use crate::{Batch, ReplayConfig, Result, RlError};
 use minnow_autodiff::{Params, Tape};
 use minnow_optim::{Adam, AdamConfig, Optimizer, clip_grad_norm};
@@ -36,6 +36,30 @@ pub struct DqnLearner {
     next_actions: Vec<u32>,
     targets: Vec<f32>,
     td_errors: Vec<f32>,
+    /// With `all_actions`: every sampled state's successors.
+    successors: Option<Successors>,
+}
+
+/// Row `r * actions + a` is what action `a` does from sampled state `r`.
+#[derive(Debug)]
+struct Successors {
+    obs: Vec<f32>,
+    rewards: Vec<f32>,
+    terminal: Vec<f32>,
+    choices: Vec<u32>,
+    targets: Vec<f32>,
+}
+
+impl Successors {
+    fn new(rows: usize, obs_size: usize) -> Self {
+        Self {
+            obs: vec![0.0; rows * obs_size],
+            rewards: vec![0.0; rows],
+            terminal: vec![0.0; rows],
+            choices: vec![0; rows],
+            targets: vec![0.0; rows],
+        }
+    }
 }
 
 impl DqnLearner {
@@ -72,6 +96,7 @@ impl DqnLearner {
         let per = config.prioritized.then_some((config.per_alpha, config.per_beta_start, config.per_beta_updates));
         let memory = Memory::build(replay, per)?;
         let b = config.batch_size;
+        let successors = config.all_actions.then(|| Successors::new(b * actions, obs_size));
         Ok(Self {
             config: config.clone(),
             batch: memory.batch(b),
@@ -88,6 +113,7 @@ impl DqnLearner {
             next_actions: vec![0; b],
             targets: vec![0.0; b],
             td_errors: vec![0.0; b],
+            successors,
         })
     }
 
@@ -131,7 +157,8 @@ impl DqnLearner {
         Ok(self.net.greedy(&mut self.eval_tape, &self.online, obs, masks, out)?)
     }
 
-    /// One gradient update on a fresh minibatch.
+    /// One gradient update on a fresh minibatch: the taken actions'
+    /// targets bootstrapped from the replayed next states.
     pub fn update(&mut self) -> Result<UpdateStats> {
         let b = self.config.batch_size;
         self.memory.sample_into(b, self.updates, &mut self.rng, &mut self.batch)?;
@@ -145,23 +172,75 @@ impl DqnLearner {
             let q = self.net.forward(&mut g, x)?;
             let q_taken = g.gather_cols(q, self.batch.actions())?;
             let loss = g.huber(q_taken, &self.targets, self.config.huber_delta, weights)?;
-            let mut sum_q = 0.0;
             for ((td, &q), &y) in self.td_errors.iter_mut().zip(g.value(q_taken)).zip(&self.targets) {
                 *td = q - y;
-                sum_q += q;
             }
-            let value = g.scalar(loss);
-            if !value.is_finite() {
-                return Err(RlError::Diverged { update: self.updates, loss: value });
-            }
-            g.backward(loss)?;
-            (value, sum_q / b as f32)
+            let mean_q = mean(g.value(q_taken));
+            (finish_loss(&mut g, loss, self.updates)?, mean_q)
         };
+        self.step_optimizer()?;
+        self.memory.update_priorities(self.batch.indices(), &self.td_errors)?;
+        Ok(UpdateStats { loss, mean_q })
+    }
+
+    /// One gradient update with `all_actions`: every action of each sampled
+    /// state gets a target, from `env`'s model of where it leads.
+    pub fn update_all_actions<E: DqnEnv>(&mut self, env: &E) -> Result<UpdateStats> {
+        let (b, actions, inputs) = (self.config.batch_size, self.net.actions(), self.net.inputs());
+        let Some(next) = self.successors.as_mut() else {
+            return Err(RlError::InvalidCount {
+                config: "DqnConfig",
+                field: "all_actions",
+                expected: "true for update_all_actions",
+                found: 0,
+            });
+        };
+        self.memory.sample_into(b, self.updates, &mut self.rng, &mut self.batch)?;
+        let obs = self.batch.obs();
+        let per_state = actions * inputs;
+        for r in 0..b {
+            env.successors(
+                &obs[r * inputs..(r + 1) * inputs],
+                &mut next.obs[r * per_state..(r + 1) * per_state],
+                &mut next.rewards[r * actions..(r + 1) * actions],
+                &mut next.terminal[r * actions..(r + 1) * actions],
+            )?;
+        }
+        let all = u64::MAX >> (64 - actions);
+        next_state_values(
+            &self.net,
+            (&self.online, &self.target),
+            &mut self.eval_tape,
+            self.config.double,
+            &next.obs,
+            |_| all,
+            &mut next.choices,
+            &mut next.targets,
+        )?;
+        let (scale, gamma) = (self.config.reward_scale, self.config.gamma);
+        for ((y, &reward), &end) in next.targets.iter_mut().zip(&next.rewards).zip(&next.terminal) {
+            *y = reward * scale + (1.0 - end) * gamma * *y;
+        }
+
+        self.online.zero_grads();
+        let (loss, mean_q) = {
+            let mut g = self.tape.graph(&mut self.online);
+            let x = g.input(&[b, inputs], obs)?;
+            let q = self.net.forward(&mut g, x)?;
+            let loss = g.huber(q, &next.targets, self.config.huber_delta, None)?;
+            let mean_q = mean(g.value(q));
+            (finish_loss(&mut g, loss, self.updates)?, mean_q)
+        };
+        self.step_optimizer()?;
+        Ok(UpdateStats { loss, mean_q })
+    }
+
+    /// Clip, Adam, count the update, move the target network.
+    fn step_optimizer(&mut self) -> Result<()> {
         if self.config.max_grad_norm > 0.0 {
             clip_grad_norm(&mut self.online, self.config.max_grad_norm);
         }
         self.adam.step(&mut self.online)?;
-        self.memory.update_priorities(self.batch.indices(), &self.td_errors)?;
         self.updates += 1;
         match self.config.target {
             TargetUpdate::Hard { every } if self.updates.is_multiple_of(every) => {
@@ -170,14 +249,14 @@ impl DqnLearner {
             TargetUpdate::Hard { .. } => {}
             TargetUpdate::Polyak { tau } => self.target.blend_values_from(&self.online, tau)?,
         }
-        Ok(UpdateStats { loss, mean_q })
+        Ok(())
     }
 
     /// `targets = r + (1 - done) * discount * Q_target(s', a*)`, with `a*`
     /// the online network's choice (double DQN) or the target's own, over
     /// the legal actions of `s'`.
     fn bootstrap_targets(&mut self) -> Result<()> {
-        let (b, actions, inputs) = (self.config.batch_size, self.net.actions(), self.net.inputs());
+        let actions = self.net.actions();
         let masks = self.batch.next_mask();
         let legal = |r: usize| -> u64 {
             if masks.is_empty() {
@@ -189,30 +268,71 @@ impl DqnLearner {
                     .fold(0, |m, (a, &v)| m | ((v > 0.5) as u64) << a)
             }
         };
-        if self.config.double {
-            let mut g = self.eval_tape.inference(&self.online);
-            let x = g.input(&[b, inputs], self.batch.next_obs())?;
-            let q = self.net.forward(&mut g, x)?;
-            let q = g.value(q);
-            for r in 0..b {
-                let row = &q[r * actions..(r + 1) * actions];
-                self.next_actions[r] = super::masked_argmax(row, legal(r)).map_or(u32::MAX, |(a, _)| a as u32);
-            }
-        }
-        let mut g = self.eval_tape.inference(&self.target);
-        let x = g.input(&[b, inputs], self.batch.next_obs())?;
-        let q = self.net.forward(&mut g, x)?;
-        let q = g.value(q);
+        next_state_values(
+            &self.net,
+            (&self.online, &self.target),
+            &mut self.eval_tape,
+            self.config.double,
+            self.batch.next_obs(),
+            legal,
+            &mut self.next_actions,
+            &mut self.targets,
+        )?;
         let (rewards, dones, discounts) = (self.batch.rewards(), self.batch.dones(), self.batch.discounts());
-        for r in 0..b {
-            let row = &q[r * actions..(r + 1) * actions];
-            let next_value = if self.config.double {
-                row.get(self.next_actions[r] as usize).copied().unwrap_or(0.0)
-            } else {
-                super::masked_argmax(row, legal(r)).map_or(0.0, |(_, v)| v)
-            };
-            self.targets[r] = rewards[r] + (1.0 - dones[r]) * discounts[r] * next_value;
+        for (r, y) in self.targets.iter_mut().enumerate() {
+            *y = rewards[r] + (1.0 - dones[r]) * discounts[r] * *y;
         }
         Ok(())
     }
+}
+
+/// `out[r]`: the target network's value of next state `r` (a row of
+/// `next_obs`), at the legal action the online network prefers (`double`,
+/// the choice kept in `choices`) or at the target's own best; 0 without a
+/// legal action.
+#[allow(clippy::too_many_arguments)]
+fn next_state_values(
+    net: &QNetwork,
+    (online, target): (&Params, &Params),
+    tape: &mut Tape,
+    double: bool,
+    next_obs: &[f32],
+    legal: impl Fn(usize) -> u64,
+    choices: &mut [u32],
+    out: &mut [f32],
+) -> Result<()> {
+    let (rows, actions, inputs) = (out.len(), net.actions(), net.inputs());
+    if double {
+        let mut g = tape.inference(online);
+        let x = g.input(&[rows, inputs], next_obs)?;
+        let q = net.forward(&mut g, x)?;
+        for (r, row) in g.value(q).chunks_exact(actions).enumerate() {
+            choices[r] = super::masked_argmax(row, legal(r)).map_or(u32::MAX, |(a, _)| a as u32);
+        }
+    }
+    let mut g = tape.inference(target);
+    let x = g.input(&[rows, inputs], next_obs)?;
+    let q = net.forward(&mut g, x)?;
+    for (r, row) in g.value(q).chunks_exact(actions).enumerate() {
+        out[r] = if double {
+            row.get(choices[r] as usize).copied().unwrap_or(0.0)
+        } else {
+            super::masked_argmax(row, legal(r)).map_or(0.0, |(_, v)| v)
+        };
+    }
+    Ok(())
+}
+
+/// The loss's value, or an error if it is not finite; then the backward pass.
+fn finish_loss(g: &mut minnow_autodiff::Graph<'_>, loss: minnow_autodiff::Var, update: u64) -> Result<f32> {
+    let value = g.scalar(loss);
+    if !value.is_finite() {
+        return Err(RlError::Diverged { update, loss: value });
+    }
+    g.backward(loss)?;
+    Ok(value)
+}
+
+fn mean(values: &[f32]) -> f32 {
+    values.iter().sum::<f32>() / values.len().max(1) as f32
 }

@@ -102,6 +102,9 @@ impl<E: DqnEnv> DqnRun<E> {
     /// `env` is the prototype every copy starts from.
     pub fn new(config: &DqnConfig, env: E) -> Result<Self> {
         config.validate()?;
+        if config.all_actions && !E::MODEL {
+            return Err(crate::RlError::NoModel { env: E::NAME });
+        }
         let (o, a, n) = (env.observation_size(), env.action_count(), config.num_envs);
         let learner = DqnLearner::new(config, o, a, E::MASKED)?;
         let n_step = NStepConfig { n: config.n_step, gamma: config.gamma }.build(&learner.replay_config())?;
@@ -211,7 +214,11 @@ impl<E: DqnEnv> DqnRun<E> {
         if self.env_steps >= starts && self.learner.memory.len() >= batch {
             self.learner.anneal_lr(self.env_steps);
             for _ in 0..updates {
-                self.last_update = Some(self.learner.update()?);
+                self.last_update = Some(if self.learner.config.all_actions {
+                    self.learner.update_all_actions(&self.envs[0])?
+                } else {
+                    self.learner.update()?
+                });
             }
         }
         let every = self.learner.config.checkpoint_every;

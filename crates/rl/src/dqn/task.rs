@@ -1,6 +1,8 @@
 //! What the DQN loop needs to know about an environment beyond [`Env`].
 
-use minnow_envs::{CartPole, Cube2, Env, Game2048, Step};
+use crate::{Result, RlError};
+use minnow_envs::cube2::OBSERVATION_SIZE;
+use minnow_envs::{CartPole, Cube2, CubeState, Env, Game2048, Step};
 
 /// An environment a [`DqnRun`](super::DqnRun) can train on.
 pub trait DqnEnv: Env {
@@ -22,6 +24,19 @@ pub trait DqnEnv: Env {
     fn succeeded(&self, last: &Step) -> bool {
         let _ = last;
         false
+    }
+
+    /// Whether [`DqnEnv::successors`] is implemented: the environment is a
+    /// known deterministic model (what `DqnConfig::all_actions` needs).
+    const MODEL: bool = false;
+
+    /// What every action does from the state that `obs` shows: action
+    /// `a`'s next observation into row `a` of `next_obs`, its reward (in
+    /// the environment's units) into `rewards[a]`, and 1 into `terminal[a]`
+    /// when it ends the episode (0 otherwise; a time limit is no end).
+    fn successors(&self, obs: &[f32], next_obs: &mut [f32], rewards: &mut [f32], terminal: &mut [f32]) -> Result<()> {
+        let _ = (obs, next_obs, rewards, terminal);
+        Err(RlError::NoModel { env: Self::NAME })
     }
 }
 
@@ -50,6 +65,21 @@ impl DqnEnv for Cube2 {
 
     fn succeeded(&self, last: &Step) -> bool {
         last.done
+    }
+
+    const MODEL: bool = true;
+
+    fn successors(&self, obs: &[f32], next_obs: &mut [f32], rewards: &mut [f32], terminal: &mut [f32]) -> Result<()> {
+        let state = CubeState::from_one_hot(obs)?;
+        let config = self.config();
+        for (m, row) in next_obs.chunks_exact_mut(OBSERVATION_SIZE).enumerate() {
+            let next = state.apply(m);
+            next.write_one_hot(row);
+            let solved = next.is_solved();
+            rewards[m] = if solved { config.reward_solved } else { config.reward_step };
+            terminal[m] = solved as u8 as f32;
+        }
+        Ok(())
     }
 }
 
