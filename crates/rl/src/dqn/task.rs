@@ -34,6 +34,8 @@ pub trait DqnEnv: Env {
     /// `a`'s next observation into row `a` of `next_obs`, its reward (in
     /// the environment's units) into `rewards[a]`, and 1 into `terminal[a]`
     /// when it ends the episode (0 otherwise; a time limit is no end).
+    /// Every action must be legal in every state (the learner bootstraps
+    /// from all of them).
     fn successors(&self, obs: &[f32], next_obs: &mut [f32], rewards: &mut [f32], terminal: &mut [f32]) -> Result<()> {
         let _ = (obs, next_obs, rewards, terminal);
         Err(RlError::NoModel { env: Self::NAME })
