@@ -12,8 +12,9 @@ impl DqnConfig {
             hidden: vec![256, 256],
             layer_norm: true,
             n_step: 3,
-            lr: 1e-3,
-            final_lr: Some(1e-4),
+            // 1e-3 -> 1e-4 solved seeds 0 and 1 but left seed 2 at 385.
+            lr: 5e-4,
+            final_lr: Some(5e-5),
             batch_size: 64,
             replay_capacity: 100_000,
             learning_starts: 1_000,
