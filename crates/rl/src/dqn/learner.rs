@@ -2,6 +2,7 @@
 //! (double or plain, over legal next actions), Huber loss weighted by
 //! importance weights, clip, Adam, new priorities, target update.
 
+use super::run::mean;
 use super::{DqnConfig, DqnEnv, Memory, QNetwork, TargetUpdate};
 use crate::{Batch, ReplayConfig, Result, RlError};
 use minnow_autodiff::{Params, Tape};
@@ -175,7 +176,7 @@ impl DqnLearner {
             for ((td, &q), &y) in self.td_errors.iter_mut().zip(g.value(q_taken)).zip(&self.targets) {
                 *td = q - y;
             }
-            let mean_q = mean(g.value(q_taken));
+            let mean_q = mean(g.value(q_taken).iter().copied());
             (finish_loss(&mut g, loss, self.updates)?, mean_q)
         };
         self.step_optimizer()?;
@@ -228,7 +229,7 @@ impl DqnLearner {
             let x = g.input(&[b, inputs], obs)?;
             let q = self.net.forward(&mut g, x)?;
             let loss = g.huber(q, &next.targets, self.config.huber_delta, None)?;
-            let mean_q = mean(g.value(q));
+            let mean_q = mean(g.value(q).iter().copied());
             (finish_loss(&mut g, loss, self.updates)?, mean_q)
         };
         self.step_optimizer()?;
@@ -331,8 +332,4 @@ fn finish_loss(g: &mut minnow_autodiff::Graph<'_>, loss: minnow_autodiff::Var, u
     }
     g.backward(loss)?;
     Ok(value)
-}
-
-fn mean(values: &[f32]) -> f32 {
-    values.iter().sum::<f32>() / values.len().max(1) as f32
 }

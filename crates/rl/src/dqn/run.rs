@@ -65,7 +65,7 @@ impl RecentEpisodes {
     }
 }
 
-fn mean(values: impl ExactSizeIterator<Item = f32>) -> f32 {
+pub(super) fn mean(values: impl ExactSizeIterator<Item = f32>) -> f32 {
     let n = values.len();
     if n == 0 { f32::NAN } else { values.sum::<f32>() / n as f32 }
 }
