@@ -34,10 +34,8 @@ pub enum RlError {
     Diverged { update: u64, loss: f32 },
     #[error("{0}")]
     Resume(String),
-    #[error(
-        "{env}: DqnConfig.all_actions needs a model of the environment (DqnEnv::successors), which it does not provide"
-    )]
-    NoModel { env: &'static str },
+    #[error("{env}: DqnConfig.{option} needs DqnEnv::{needs}, which {env} does not provide")]
+    NoModel { env: &'static str, option: &'static str, needs: &'static str },
 }
 
 pub type Result<T, E = RlError> = std::result::Result<T, E>;

@@ -27,7 +27,7 @@ fn q_converges_to_one_step_rewards() {
             }
         }
         for _ in 0..600 {
-            learner.update().unwrap();
+            learner.update(&cartpole()).unwrap();
         }
         let mut g = minnow_autodiff::Tape::new();
         let mut inference = g.inference(learner.params());
@@ -125,7 +125,7 @@ fn cube_successors_match_the_environment() {
 fn all_actions_needs_a_model_one_step_targets_and_uniform_replay() {
     let config = DqnConfig { all_actions: true, n_step: 1, ..DqnConfig::default() };
     let err = DqnRun::new(&config, cartpole()).unwrap_err();
-    assert!(matches!(err, RlError::NoModel { env: "cartpole" }), "{err}");
+    assert!(matches!(err, RlError::NoModel { env: "cartpole", option: "all_actions", .. }), "{err}");
     for (field, bad) in [
         ("n_step", DqnConfig { n_step: 3, ..config.clone() }),
         ("prioritized", DqnConfig { prioritized: true, ..config.clone() }),
@@ -159,7 +159,7 @@ fn illegal_actions_are_errors_not_panics() {
     assert!(env.step(7).is_err());
     let mut learner = DqnLearner::new(&small(DqnConfig::default()), 4, 2, false).unwrap();
     // Too few transitions for a batch.
-    assert!(matches!(learner.update(), Err(RlError::BatchTooLarge { .. })));
+    assert!(matches!(learner.update(&cartpole()), Err(RlError::BatchTooLarge { .. })));
     let mut envs = vec![env];
     let outcomes = play_greedy(&mut learner, &mut envs, 3).unwrap();
     assert_eq!(outcomes[0].steps, 3);

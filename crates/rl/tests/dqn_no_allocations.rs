@@ -2,7 +2,7 @@
 //! once warmed up.
 
 use minnow_arena::{CountingAlloc, count_allocations};
-use minnow_envs::{Cube2, Cube2Config, Game2048, Game2048Config};
+use minnow_envs::{Cube2, Cube2Config, Env, Game2048, Game2048Config};
 use minnow_rl::dqn::{DqnConfig, DqnEnv, DqnRun};
 
 #[global_allocator]
@@ -52,4 +52,31 @@ fn cube_all_actions_steps_allocate_nothing() {
 #[test]
 fn game2048_steps_allocate_nothing() {
     assert_steps_allocate_nothing(config(false), Game2048::new(Game2048Config::default()).unwrap());
+}
+
+#[test]
+fn game2048_afterstate_steps_allocate_nothing() {
+    let config = DqnConfig { afterstates: true, n_step: 1, ..config(true) };
+    assert_steps_allocate_nothing(config, Game2048::new(Game2048Config::default()).unwrap());
+}
+
+#[test]
+fn cube_symmetric_eval_allocates_nothing_after_warm_up() {
+    let env = Cube2::new(Cube2Config { scramble_depth: 5, ..Cube2Config::default() }).unwrap();
+    let mut run = DqnRun::new(&DqnConfig { symmetric_eval: true, ..config(false) }, env.clone()).unwrap();
+    let mut obs = vec![0.0; 144 * 16];
+    let masks = [0b11_1111; 16];
+    let mut actions = [0u32; 16];
+    let mut env = env;
+    for (seed, row) in obs.chunks_exact_mut(144).enumerate() {
+        env.reset(seed as u64);
+        env.observe(row);
+    }
+    run.learner_mut().eval_greedy(&env, &obs, &masks, &mut actions).unwrap();
+    let (_, on_thread, _) = count_allocations(|| {
+        for _ in 0..10 {
+            run.learner_mut().eval_greedy(&env, &obs, &masks, &mut actions).unwrap();
+        }
+    });
+    assert_eq!(on_thread.allocations, 0, "{} bytes allocated", on_thread.bytes);
 }

@@ -2,9 +2,11 @@
 
 mod distances;
 mod state;
+mod symmetry;
 
 pub use distances::CubeDistances;
 pub use state::{CubeState, MOVE_COUNT, MOVE_NAMES, OBSERVATION_SIZE, STATE_COUNT, inverse};
+pub use symmetry::{CubeSymmetry, SYMMETRY_COUNT};
 
 use crate::{Env, EnvError, Step, env::check_action};
 use rand::SeedableRng;

@@ -50,7 +50,7 @@ const B: u8 = 5;
 /// k-th sticker of the face read row by row in the usual net (U seen from
 /// above with B at the top, the side faces with U at the top, D seen from
 /// below with F at the top).
-const CORNER_STICKERS: [[u8; 3]; 8] = [
+pub(crate) const CORNER_STICKERS: [[u8; 3]; 8] = [
     [3, 4, 9],    // URF: U bottom-right, R top-left, F top-right
     [2, 8, 17],   // UFL
     [0, 16, 21],  // ULB

@@ -1,8 +1,10 @@
 //! 2048 as an environment.
 
 mod board;
+mod symmetry;
 
 pub use board::{Board, DOWN, LEFT, MAX_EXPONENT, MOVE_COUNT, MOVE_NAMES, RIGHT, UP};
+pub use symmetry::{BOARD_SYMMETRY_COUNT, BoardSymmetry};
 
 use crate::{Env, EnvError, Step, env::check_action};
 use rand::{Rng, SeedableRng};
@@ -26,6 +28,53 @@ impl BoardEncoding {
             BoardEncoding::OneHot => 16 * 16,
             BoardEncoding::Exponents => 16,
         }
+    }
+
+    /// Writes `board` in this encoding into `out` (of [`Self::observation_size`]).
+    #[track_caller]
+    pub fn write(&self, board: Board, out: &mut [f32]) {
+        assert_eq!(out.len(), self.observation_size(), "2048 observation: buffer length");
+        match self {
+            BoardEncoding::OneHot => {
+                out.fill(0.0);
+                for cell in 0..16 {
+                    out[16 * cell + board.exponent(cell) as usize] = 1.0;
+                }
+            }
+            BoardEncoding::Exponents => {
+                for (cell, v) in out.iter_mut().enumerate() {
+                    *v = board.exponent(cell) as f32 / MAX_EXPONENT as f32;
+                }
+            }
+        }
+    }
+
+    /// The board that `obs` shows; an error unless it is exactly what
+    /// [`Self::write`] writes for some board.
+    pub fn read(&self, obs: &[f32]) -> Result<Board, EnvError> {
+        let bad = |problem| Err(EnvError::InvalidPosition { game: "2048", problem });
+        if obs.len() != self.observation_size() {
+            return bad("the observation's length does not match its encoding");
+        }
+        let mut board = Board::EMPTY;
+        for cell in 0..16 {
+            let exponent = match self {
+                BoardEncoding::OneHot => obs[16 * cell..16 * (cell + 1)].iter().position(|&v| v == 1.0),
+                BoardEncoding::Exponents => Some((obs[cell] * MAX_EXPONENT as f32).round() as usize),
+            };
+            match exponent {
+                Some(0) => {}
+                Some(e) if e <= MAX_EXPONENT as usize => board = board.with_tile(cell, e as u8),
+                _ => return bad("a cell shows no tile exponent in 0..=15"),
+            }
+        }
+        let mut check = [0.0; 256];
+        let check = &mut check[..obs.len()];
+        self.write(board, check);
+        if check != obs {
+            return bad("the observation is not a board in its encoding");
+        }
+        Ok(board)
     }
 }
 
@@ -177,20 +226,7 @@ impl Env for Game2048 {
 
     #[track_caller]
     fn observe(&self, out: &mut [f32]) {
-        assert_eq!(out.len(), self.observation_size(), "2048 observe: buffer length");
-        match self.config.encoding {
-            BoardEncoding::OneHot => {
-                out.fill(0.0);
-                for cell in 0..16 {
-                    out[16 * cell + self.board.exponent(cell) as usize] = 1.0;
-                }
-            }
-            BoardEncoding::Exponents => {
-                for (cell, v) in out.iter_mut().enumerate() {
-                    *v = self.board.exponent(cell) as f32 / MAX_EXPONENT as f32;
-                }
-            }
-        }
+        self.config.encoding.write(self.board, out);
     }
 
     /// The game is over exactly when no move is legal.
@@ -343,6 +379,24 @@ mod tests {
         assert_eq!(scaled[5], 1.0);
         assert_eq!(scaled[15], 10.0 / 15.0);
         assert_eq!(scaled[1], 0.0);
+    }
+
+    #[test]
+    fn both_encodings_read_back_what_they_write() {
+        let board = Board::from_rows([[2, 0, 0, 0], [0, 32768, 0, 0], [0; 4], [4, 0, 0, 1024]]).unwrap();
+        for encoding in [BoardEncoding::OneHot, BoardEncoding::Exponents] {
+            let mut obs = vec![0.0; encoding.observation_size()];
+            encoding.write(board, &mut obs);
+            assert_eq!(encoding.read(&obs), Ok(board));
+            assert!(encoding.read(&obs[1..]).is_err(), "{encoding:?}: short");
+            obs[1] += 0.5;
+            assert!(encoding.read(&obs).is_err(), "{encoding:?}: not an encoding");
+        }
+        let mut two_hot = vec![0.0; 256];
+        BoardEncoding::OneHot.write(board, &mut two_hot);
+        two_hot[16 * 2 + 3] = 1.0;
+        assert!(BoardEncoding::OneHot.read(&two_hot).is_err(), "two exponents in one cell");
+        assert!(BoardEncoding::Exponents.read(&[2.0; 16]).is_err(), "exponent 30");
     }
 
     #[test]

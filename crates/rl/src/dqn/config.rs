@@ -57,6 +57,18 @@ pub struct DqnConfig {
     /// DQN (on the cube, six targets per position instead of one). Needs
     /// an environment with a model, `n_step` 1 and uniform replay.
     pub all_actions: bool,
+    /// Learn values of afterstates, where an action leads before the
+    /// environment's chance event (2048: the slid board before the new
+    /// tile), and act on `Q(s, a) = r(s, a) + V(afterstate)` through the
+    /// environment's model (`DqnEnv::afterstates`). The network has one
+    /// output and need not learn what the moves do, only how good their
+    /// results are. Needs `n_step` 1.
+    pub afterstates: bool,
+    /// Evaluate greedily on Q (with `afterstates`, V) averaged over the
+    /// environment's symmetric views of each state (`DqnEnv::symmetric_view`;
+    /// the cube has 48, 2048 has 8), one forward pass per view. Acting
+    /// while training stays on one view.
+    pub symmetric_eval: bool,
     pub batch_size: usize,
     pub replay_capacity: usize,
     /// Prioritized replay (proportional, sum tree) instead of uniform.
@@ -118,6 +130,8 @@ impl Default for DqnConfig {
             gamma: 0.99,
             n_step: 3,
             all_actions: false,
+            afterstates: false,
+            symmetric_eval: false,
             batch_size: 64,
             replay_capacity: 100_000,
             prioritized: false,
@@ -164,6 +178,18 @@ impl DqnConfig {
             )?;
             if self.prioritized {
                 return Err(check.count("prioritized", "false with all_actions (priorities are per transition)", 1));
+            }
+        }
+        if self.afterstates {
+            check.count_in(
+                "n_step",
+                "1 with afterstates (the next action's reward is part of its Q)",
+                self.n_step as u64,
+                1,
+                1,
+            )?;
+            if self.all_actions {
+                return Err(check.count("all_actions", "false with afterstates", 1));
             }
         }
         check.count_in("batch_size", "a value >= 1", self.batch_size as u64, 1, u64::MAX)?;
@@ -225,10 +251,12 @@ impl DqnConfig {
     /// network's shape and the replay's layout.
     pub fn identity(&self) -> String {
         format!(
-            "hidden {:?}, layer_norm {}, dueling {}, replay {} ({}), n_step {}, num_envs {}",
+            "hidden {:?}, layer_norm {}, dueling {}{}, replay {} ({}), n_step {}, num_envs {}",
             self.hidden,
             self.layer_norm,
             self.dueling,
+            // Named only when set, so checkpoints from before the option still resume.
+            if self.afterstates { ", afterstates" } else { "" },
             self.replay_capacity,
             if self.prioritized { "prioritized" } else { "uniform" },
             self.n_step,

@@ -34,7 +34,7 @@ pub fn play_greedy<E: DqnEnv>(learner: &mut DqnLearner, envs: &mut [E], budget: 
             masks[row] = envs[i].legal_mask();
         }
         let rows = active.len();
-        learner.greedy(&obs[..rows * o], &masks[..rows], &mut actions[..rows])?;
+        learner.eval_greedy(&envs[0], &obs[..rows * o], &masks[..rows], &mut actions[..rows])?;
         for (row, &i) in active.iter().enumerate() {
             let step = envs[i].step(actions[row] as usize)?;
             let outcome = &mut outcomes[i];

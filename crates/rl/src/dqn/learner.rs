@@ -2,7 +2,9 @@
 //! (double or plain, over legal next actions), Huber loss weighted by
 //! importance weights, clip, Adam, new priorities, target update.
 
+use super::afterstates::Afterstates;
 use super::run::mean;
+use super::symmetric::SymmetricViews;
 use super::{DqnConfig, DqnEnv, Memory, QNetwork, TargetUpdate};
 use crate::{Batch, ReplayConfig, Result, RlError};
 use minnow_autodiff::{Params, Tape};
@@ -39,6 +41,13 @@ pub struct DqnLearner {
     td_errors: Vec<f32>,
     /// With `all_actions`: every sampled state's successors.
     successors: Option<Successors>,
+    /// With `afterstates`: the actions' afterstates of the rows last scored.
+    after: Option<Afterstates>,
+    /// With `symmetric_eval`: the views evaluations choose on.
+    views: Option<SymmetricViews>,
+    /// The environment's action count (the network has one output with
+    /// `afterstates`).
+    actions: usize,
 }
 
 /// Row `r * actions + a` is what action `a` does from sampled state `r`.
@@ -79,20 +88,15 @@ impl DqnLearner {
         }
         let mut rng = Pcg64Mcg::seed_from_u64(config.seed ^ 0x05ee_d0fd_9e10);
         let mut online = Params::new();
-        let net = QNetwork::init(
-            &mut online,
-            obs_size,
-            &config.hidden,
-            actions,
-            config.layer_norm,
-            config.dueling,
-            &mut rng,
-        )?;
+        let (outputs, dueling) = if config.afterstates { (1, false) } else { (actions, config.dueling) };
+        let net = QNetwork::init(&mut online, obs_size, &config.hidden, outputs, config.layer_norm, dueling, &mut rng)?;
         let target = online.clone();
         let adam = AdamConfig { lr: config.lr, eps: config.adam_eps, ..AdamConfig::default() }.build(&online)?;
+        // With afterstates a transition runs from an afterstate (action 0,
+        // the only output) and the model gives the next state's legal moves.
         let replay = ReplayConfig {
-            store_next_mask: masked,
-            ..ReplayConfig::new(config.replay_capacity, obs_size, actions as u32)
+            store_next_mask: masked && !config.afterstates,
+            ..ReplayConfig::new(config.replay_capacity, obs_size, outputs as u32)
         };
         let per = config.prioritized.then_some((config.per_alpha, config.per_beta_start, config.per_beta_updates));
         let memory = Memory::build(replay, per)?;
@@ -115,6 +119,9 @@ impl DqnLearner {
             targets: vec![0.0; b],
             td_errors: vec![0.0; b],
             successors,
+            after: config.afterstates.then(Afterstates::default),
+            views: config.symmetric_eval.then(SymmetricViews::default),
+            actions,
         })
     }
 
@@ -153,17 +160,64 @@ impl DqnLearner {
         }
     }
 
-    /// Greedy actions of the online network for `masks.len()` rows of `obs`.
-    pub fn greedy(&mut self, obs: &[f32], masks: &[u64], out: &mut [u32]) -> Result<()> {
-        Ok(self.net.greedy(&mut self.eval_tape, &self.online, obs, masks, out)?)
+    /// Greedy actions of the online network for `masks.len()` rows of `obs`
+    /// (with `afterstates`, through `env`'s model).
+    pub fn greedy<E: DqnEnv>(&mut self, env: &E, obs: &[f32], masks: &[u64], out: &mut [u32]) -> Result<()> {
+        let Some(after) = self.after.as_mut() else {
+            return Ok(self.net.greedy(&mut self.eval_tape, &self.online, obs, masks, out)?);
+        };
+        let inputs = self.net.inputs();
+        after.expand(env, &obs[..masks.len() * inputs], inputs, self.actions)?;
+        after.score(&self.net, &self.online, &mut self.eval_tape, self.config.reward_scale)?;
+        for (r, (&mask, action)) in masks.iter().zip(out.iter_mut()).enumerate() {
+            *action = after.best(r, self.actions, mask).map_or(0, |(a, _)| a as u32);
+        }
+        Ok(())
+    }
+
+    /// The greedy actions an evaluation takes: as [`DqnLearner::greedy`],
+    /// or with `symmetric_eval` on Q averaged over `env`'s symmetric views.
+    pub fn eval_greedy<E: DqnEnv>(&mut self, env: &E, obs: &[f32], masks: &[u64], out: &mut [u32]) -> Result<()> {
+        let model = (&self.net, &self.online, &mut self.eval_tape);
+        match (self.views.as_mut(), self.after.as_mut()) {
+            (None, _) => self.greedy(env, obs, masks, out),
+            (Some(views), None) => views.greedy(env, model, obs, masks, out),
+            (Some(views), Some(after)) => {
+                let inputs = self.net.inputs();
+                after.expand(env, &obs[..masks.len() * inputs], inputs, self.actions)?;
+                let values = views.mean_outputs(env, model, &after.obs)?;
+                after.set_values(values, self.config.reward_scale);
+                for (r, (&mask, action)) in masks.iter().zip(out.iter_mut()).enumerate() {
+                    *action = after.best(r, self.actions, mask).map_or(0, |(a, _)| a as u32);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// With `afterstates`: where `action` leads from row `row` of the last
+    /// [`DqnLearner::greedy`] call.
+    pub(crate) fn afterstate(&self, row: usize, action: u32) -> Option<&[f32]> {
+        let inputs = self.net.inputs();
+        let start = (row * self.actions + action as usize) * inputs;
+        self.after.as_ref().map(|after| &after.obs[start..start + inputs])
     }
 
     /// One gradient update on a fresh minibatch: the taken actions'
-    /// targets bootstrapped from the replayed next states.
-    pub fn update(&mut self) -> Result<UpdateStats> {
+    /// targets bootstrapped from the replayed next states (with
+    /// `afterstates`, through `env`'s model).
+    pub fn update<E: DqnEnv>(&mut self, env: &E) -> Result<UpdateStats> {
         let b = self.config.batch_size;
         self.memory.sample_into(b, self.updates, &mut self.rng, &mut self.batch)?;
-        self.bootstrap_targets()?;
+        if self.after.is_some() {
+            self.bootstrap_from_afterstates(env)?;
+        } else {
+            self.bootstrap_targets()?;
+        }
+        let (rewards, dones, discounts) = (self.batch.rewards(), self.batch.dones(), self.batch.discounts());
+        for (r, y) in self.targets.iter_mut().enumerate() {
+            *y = rewards[r] + (1.0 - dones[r]) * discounts[r] * *y;
+        }
 
         self.online.zero_grads();
         let weights = self.memory.is_prioritized().then(|| self.batch.weights());
@@ -253,9 +307,8 @@ impl DqnLearner {
         Ok(())
     }
 
-    /// `targets = r + (1 - done) * discount * Q_target(s', a*)`, with `a*`
-    /// the online network's choice (double DQN) or the target's own, over
-    /// the legal actions of `s'`.
+    /// `targets = Q_target(s', a*)`, with `a*` the online network's choice
+    /// (double DQN) or the target's own, over the legal actions of `s'`.
     fn bootstrap_targets(&mut self) -> Result<()> {
         let actions = self.net.actions();
         let masks = self.batch.next_mask();
@@ -279,9 +332,28 @@ impl DqnLearner {
             &mut self.next_actions,
             &mut self.targets,
         )?;
-        let (rewards, dones, discounts) = (self.batch.rewards(), self.batch.dones(), self.batch.discounts());
+        Ok(())
+    }
+
+    /// As [`Self::bootstrap_targets`], with `Q(s', a) = r + V(afterstate)`
+    /// from `env`'s model; 0 where `s'` has no legal move.
+    fn bootstrap_from_afterstates<E: DqnEnv>(&mut self, env: &E) -> Result<()> {
+        let after = self.after.as_mut().expect("called with afterstates");
+        let (inputs, actions, scale) = (self.net.inputs(), self.actions, self.config.reward_scale);
+        after.expand(env, self.batch.next_obs(), inputs, actions)?;
+        if self.config.double {
+            after.score(&self.net, &self.online, &mut self.eval_tape, scale)?;
+            for r in 0..self.targets.len() {
+                after.choices[r] = after.best(r, actions, u64::MAX).map_or(u32::MAX, |(a, _)| a as u32);
+            }
+        }
+        after.score(&self.net, &self.target, &mut self.eval_tape, scale)?;
         for (r, y) in self.targets.iter_mut().enumerate() {
-            *y = rewards[r] + (1.0 - dones[r]) * discounts[r] * *y;
+            *y = match (self.config.double, after.choices[r]) {
+                (true, u32::MAX) => 0.0,
+                (true, a) => after.q[r * actions + a as usize],
+                (false, _) => after.best(r, actions, u64::MAX).map_or(0.0, |(_, q)| q),
+            };
         }
         Ok(())
     }

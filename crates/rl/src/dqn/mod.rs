@@ -2,7 +2,9 @@
 //! with the extensions that matter on small tasks: double Q-learning,
 //! a dueling head, n-step returns, prioritized replay, LayerNorm, Polyak
 //! or hard target updates, gradient clipping, vectorised environments and
-//! a curriculum.
+//! a curriculum. Where the environment offers it: learning every action
+//! from a model (`all_actions`), acting on afterstate values (2048), and
+//! evaluating on Q averaged over symmetric views (the cube's 48).
 //!
 //! - [`DqnConfig`]: every hyperparameter, validated, serde.
 //! - [`DqnLearner`]: networks, Adam and replay; one allocation-free update.
@@ -10,6 +12,7 @@
 //! - [`eval`]: greedy evaluations (cube by true distance, 2048 games).
 //! - [`DqnRun::save`] / [`DqnRun::resume`]: checkpoints that continue exactly.
 
+mod afterstates;
 mod checkpoint;
 mod config;
 mod curriculum;
@@ -20,6 +23,7 @@ mod network;
 mod presets;
 mod pretrain;
 mod run;
+mod symmetric;
 mod task;
 
 pub use config::{DqnConfig, PerEnvEpsilon, TargetUpdate};

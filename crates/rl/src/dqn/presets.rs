@@ -50,6 +50,9 @@ impl DqnConfig {
             epsilon: EpsilonSchedule::Linear { start: 1.0, end: 0.0, steps: 200_000 },
             per_env_epsilon: Some(PerEnvEpsilon { base: 0.4, alpha: 7.0 }),
             curriculum: Some(CurriculumConfig { start: 3, max: 14, window: 1_000, threshold: 0.75 }),
+            // Judged on Q averaged over the cube's 48 symmetric views: at
+            // distance 7, 98.1% solved within 2d instead of 85-87% on one view.
+            symmetric_eval: true,
             env_steps: 8_000_000,
             eval_every: 1_000_000,
             checkpoint_every: 2_000_000,
@@ -57,18 +60,25 @@ impl DqnConfig {
         }
     }
 
-    /// 2048 from the start position, rewards scaled to keep Q near 1..100.
+    /// 2048 from the start position, on afterstate values (the slid board
+    /// before the new tile), rewards scaled to keep values near 1..100.
     pub fn game2048() -> Self {
         Self {
             hidden: vec![256, 256],
             layer_norm: true,
+            // Q = r + V(afterstate): the network need not learn what the
+            // moves do. Evaluated on V averaged over the board's 8 views.
+            afterstates: true,
+            symmetric_eval: true,
+            // The max over four afterstate values barely overestimates;
+            // without double DQN an update costs a third less.
+            double: false,
             gamma: 0.99,
-            n_step: 3,
+            n_step: 1,
             lr: 2.5e-4,
-            // Annealed over the run: with a constant rate the score
-            // plateaus near 3,900; annealed, 3.5M steps reach about 5,700.
+            // Annealed over the run (a constant rate plateaus early).
             final_lr: Some(2.5e-5),
-            lr_anneal_steps: 3_500_000,
+            lr_anneal_steps: 4_000_000,
             batch_size: 128,
             replay_capacity: 200_000,
             learning_starts: 10_000,
@@ -78,8 +88,8 @@ impl DqnConfig {
             target: TargetUpdate::Polyak { tau: 0.005 },
             epsilon: EpsilonSchedule::Linear { start: 1.0, end: 0.0, steps: 200_000 },
             per_env_epsilon: Some(PerEnvEpsilon { base: 0.4, alpha: 7.0 }),
-            env_steps: 3_500_000,
-            eval_every: 250_000,
+            env_steps: 4_000_000,
+            eval_every: 500_000,
             checkpoint_every: 500_000,
             ..Self::default()
         }

@@ -103,12 +103,19 @@ impl<E: DqnEnv> DqnRun<E> {
     pub fn new(config: &DqnConfig, env: E) -> Result<Self> {
         config.validate()?;
         if config.all_actions && !E::MODEL {
-            return Err(crate::RlError::NoModel { env: E::NAME });
+            return Err(crate::RlError::NoModel { env: E::NAME, option: "all_actions", needs: "successors" });
+        }
+        if config.afterstates && !E::AFTERSTATES {
+            return Err(crate::RlError::NoModel { env: E::NAME, option: "afterstates", needs: "afterstates" });
+        }
+        if config.symmetric_eval && E::SYMMETRIES == 1 {
+            return Err(crate::RlError::NoModel { env: E::NAME, option: "symmetric_eval", needs: "symmetric_view" });
         }
         let (o, a, n) = (env.observation_size(), env.action_count(), config.num_envs);
         let learner = DqnLearner::new(config, o, a, E::MASKED)?;
         let n_step = NStepConfig { n: config.n_step, gamma: config.gamma }.build(&learner.replay_config())?;
         let curriculum = config.curriculum.map(Curriculum::new).transpose()?;
+        let mask_size = if learner.replay_config().store_next_mask { a } else { 0 };
         Ok(Self {
             learner,
             envs: vec![env; n],
@@ -117,7 +124,7 @@ impl<E: DqnEnv> DqnRun<E> {
             masks: vec![0; n],
             greedy: vec![0; n],
             next_obs: vec![0.0; o],
-            next_mask: vec![0.0; if E::MASKED { a } else { 0 }],
+            next_mask: vec![0.0; mask_size],
             returns: vec![0.0; n],
             lengths: vec![0; n],
             difficulty: vec![0; n],
@@ -196,13 +203,18 @@ impl<E: DqnEnv> DqnRun<E> {
             }
             self.fresh = false;
         }
-        self.learner.greedy(&self.obs, &self.masks, &mut self.greedy)?;
+        self.learner.greedy(&self.envs[0], &self.obs, &self.masks, &mut self.greedy)?;
+        let o = self.next_obs.len();
         for i in 0..self.envs.len() {
             let action = if self.rng.random::<f32>() < self.env_epsilon(i) {
                 random_legal(self.masks[i], &mut self.rng)
             } else {
                 self.greedy[i]
             };
+            if let Some(afterstate) = self.learner.afterstate(i, action) {
+                // The transition starts where the action leads (its reward is part of Q).
+                self.obs[i * o..(i + 1) * o].copy_from_slice(afterstate);
+            }
             self.act(i, action)?;
         }
         let (starts, batch, updates) = {
@@ -217,7 +229,7 @@ impl<E: DqnEnv> DqnRun<E> {
                 self.last_update = Some(if self.learner.config.all_actions {
                     self.learner.update_all_actions(&self.envs[0])?
                 } else {
-                    self.learner.update()?
+                    self.learner.update(&self.envs[0])?
                 });
             }
         }
@@ -238,10 +250,11 @@ impl<E: DqnEnv> DqnRun<E> {
             *m = (next_legal >> a & 1) as f32;
         }
         let row = i * o..(i + 1) * o;
+        let afterstates = self.learner.config.afterstates;
         let transition = Step {
             obs: &self.obs[row.clone()],
-            action,
-            reward: step.reward * self.learner.config.reward_scale,
+            action: if afterstates { 0 } else { action },
+            reward: if afterstates { 0.0 } else { step.reward * self.learner.config.reward_scale },
             next_obs: &self.next_obs,
             next_mask: &self.next_mask,
             terminated: step.done,

@@ -2,6 +2,8 @@
 
 use crate::{Result, RlError};
 use minnow_envs::cube2::OBSERVATION_SIZE;
+use minnow_envs::cube2::{CubeSymmetry, MOVE_COUNT, SYMMETRY_COUNT};
+use minnow_envs::game2048::{BOARD_SYMMETRY_COUNT, BoardSymmetry};
 use minnow_envs::{CartPole, Cube2, CubeState, Env, Game2048, Step};
 
 /// An environment a [`DqnRun`](super::DqnRun) can train on.
@@ -38,7 +40,37 @@ pub trait DqnEnv: Env {
     /// from all of them).
     fn successors(&self, obs: &[f32], next_obs: &mut [f32], rewards: &mut [f32], terminal: &mut [f32]) -> Result<()> {
         let _ = (obs, next_obs, rewards, terminal);
-        Err(RlError::NoModel { env: Self::NAME })
+        Err(RlError::NoModel { env: Self::NAME, option: "all_actions", needs: "successors" })
+    }
+
+    /// Whether [`DqnEnv::afterstates`] is implemented (what
+    /// `DqnConfig::afterstates` needs).
+    const AFTERSTATES: bool = false;
+
+    /// Where every action leads from the state that `obs` shows, before
+    /// the environment's chance event (2048's tile spawn): action `a`'s
+    /// afterstate observation into row `a` of `out` (a valid observation
+    /// even for an illegal action) and its reward into `rewards[a]`.
+    /// Returns the legal actions' mask.
+    fn afterstates(&self, obs: &[f32], out: &mut [f32], rewards: &mut [f32]) -> Result<u64> {
+        let _ = (obs, out, rewards);
+        Err(RlError::NoModel { env: Self::NAME, option: "afterstates", needs: "afterstates" })
+    }
+
+    /// How many symmetric views of a state [`DqnEnv::symmetric_view`]
+    /// gives (1: only the state itself).
+    const SYMMETRIES: usize = 1;
+
+    /// View `k` of the state `obs` shows, into `out`: a state exactly as
+    /// good, where action `actions[a]` does what action `a` does in the
+    /// original. View 0 is the state itself.
+    fn symmetric_view(&self, k: usize, obs: &[f32], out: &mut [f32], actions: &mut [usize]) -> Result<()> {
+        if k > 0 {
+            return Err(RlError::NoModel { env: Self::NAME, option: "symmetric_eval", needs: "symmetric_view" });
+        }
+        out.copy_from_slice(obs);
+        actions.iter_mut().enumerate().for_each(|(a, v)| *v = a);
+        Ok(())
     }
 }
 
@@ -51,6 +83,33 @@ impl DqnEnv for CartPole {
 
 impl DqnEnv for Game2048 {
     const MASKED: bool = true;
+
+    const AFTERSTATES: bool = true;
+
+    /// The board slid (and merged) each way, before the new tile appears.
+    fn afterstates(&self, obs: &[f32], out: &mut [f32], rewards: &mut [f32]) -> Result<u64> {
+        let encoding = self.config().encoding;
+        let board = encoding.read(obs)?;
+        let (boards, gains) = board.slides();
+        let mut legal = 0;
+        for (m, row) in out.chunks_exact_mut(obs.len()).enumerate() {
+            encoding.write(boards[m], row);
+            rewards[m] = gains[m] as f32;
+            legal |= ((boards[m] != board) as u64) << m;
+        }
+        Ok(legal)
+    }
+
+    const SYMMETRIES: usize = BOARD_SYMMETRY_COUNT;
+
+    /// The board turned or mirrored.
+    fn symmetric_view(&self, k: usize, obs: &[f32], out: &mut [f32], actions: &mut [usize]) -> Result<()> {
+        let encoding = self.config().encoding;
+        let symmetry = &BoardSymmetry::all()[k];
+        encoding.write(symmetry.apply(encoding.read(obs)?), out);
+        actions.iter_mut().enumerate().for_each(|(a, v)| *v = symmetry.map_move(a));
+        Ok(())
+    }
 }
 
 impl DqnEnv for Cube2 {
@@ -70,6 +129,16 @@ impl DqnEnv for Cube2 {
     }
 
     const MODEL: bool = true;
+
+    const SYMMETRIES: usize = SYMMETRY_COUNT;
+
+    /// The whole cube turned and maybe mirrored, the reference corner kept.
+    fn symmetric_view(&self, k: usize, obs: &[f32], out: &mut [f32], actions: &mut [usize]) -> Result<()> {
+        let mut moves = [0; MOVE_COUNT];
+        CubeSymmetry::all()[k].view(obs, out, &mut moves)?;
+        actions.copy_from_slice(&moves);
+        Ok(())
+    }
 
     fn successors(&self, obs: &[f32], next_obs: &mut [f32], rewards: &mut [f32], terminal: &mut [f32]) -> Result<()> {
         let state = CubeState::from_one_hot(obs)?;
