@@ -168,26 +168,16 @@ impl DqnConfig {
         }
         check.unit_closed("gamma", self.gamma)?;
         check.count_in("n_step", "a value in 1..=5", self.n_step as u64, 1, MAX_N as u64)?;
+        // Both model-based options take their targets one step ahead.
+        let one_step = |why: &'static str| check.count_in("n_step", why, self.n_step as u64, 1, 1);
         if self.all_actions {
-            check.count_in(
-                "n_step",
-                "1 with all_actions (targets are one step of the model)",
-                self.n_step as u64,
-                1,
-                1,
-            )?;
+            one_step("1 with all_actions (targets are one step of the model)")?;
             if self.prioritized {
                 return Err(check.count("prioritized", "false with all_actions (priorities are per transition)", 1));
             }
         }
         if self.afterstates {
-            check.count_in(
-                "n_step",
-                "1 with afterstates (the next action's reward is part of its Q)",
-                self.n_step as u64,
-                1,
-                1,
-            )?;
+            one_step("1 with afterstates (the next action's reward is part of its Q)")?;
             if self.all_actions {
                 return Err(check.count("all_actions", "false with afterstates", 1));
             }

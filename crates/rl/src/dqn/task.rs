@@ -1,8 +1,7 @@
 //! What the DQN loop needs to know about an environment beyond [`Env`].
 
 use crate::{Result, RlError};
-use minnow_envs::cube2::OBSERVATION_SIZE;
-use minnow_envs::cube2::{CubeSymmetry, MOVE_COUNT, SYMMETRY_COUNT};
+use minnow_envs::cube2::{CubeSymmetry, MOVE_COUNT, OBSERVATION_SIZE, SYMMETRY_COUNT};
 use minnow_envs::game2048::{BOARD_SYMMETRY_COUNT, BoardSymmetry};
 use minnow_envs::{CartPole, Cube2, CubeState, Env, Game2048, Step};
 
