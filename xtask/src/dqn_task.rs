@@ -284,7 +284,16 @@ fn train<E: DqnTask>(task: &str, args: &TrainArgs) -> Result<(), String> {
     );
     let t = Instant::now();
     let (metrics, table) = E::evaluate(run.learner_mut(), &env, config.eval.last, config.eval.seed)?;
-    println!("final greedy evaluation ({:.1} s):\n{table}", t.elapsed().as_secs_f64());
+    let views = if config.dqn.symmetric_eval {
+        format!(
+            "; values averaged over {} symmetric views (one view: --resume with a --config of \
+             {{\"dqn\": {{\"symmetric_eval\": false}}}})",
+            E::SYMMETRIES
+        )
+    } else {
+        String::new()
+    };
+    println!("final greedy evaluation ({:.1} s{views}):\n{table}", t.elapsed().as_secs_f64());
     let summary: serde_json::Map<String, serde_json::Value> =
         metrics.iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect();
     std::fs::write(out.join("eval.json"), serde_json::Value::Object(summary).to_string())
