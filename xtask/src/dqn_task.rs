@@ -175,11 +175,13 @@ impl DqnTask for CartPole {
 }
 
 pub fn train_dqn(task: &str, args: &TrainArgs) -> Result<(), String> {
-    match task {
+    // On a worker of rayon's pool, the learner's split matrix products
+    // (`DqnConfig::threads`) queue locally, which allocates nothing.
+    rayon::scope(|_| match task {
         "dqn-cube" => train::<Cube2>(task, args),
         "dqn-2048" => train::<Game2048>(task, args),
         _ => train::<CartPole>(task, args),
-    }
+    })
 }
 
 fn train<E: DqnTask>(task: &str, args: &TrainArgs) -> Result<(), String> {

@@ -103,7 +103,13 @@ pub struct Tape {
     pub(crate) ops: Vec<Op>,
     pub(crate) customs: Vec<Box<dyn CustomOp>>,
     pub(crate) profile: Option<Profile>,
+    /// Threads a large matrix product may use (0 and 1: the calling thread).
+    gemm_threads: usize,
 }
+
+/// Matrix products with fewer multiply-adds stay on one thread: splitting
+/// them costs more than it saves.
+pub const PARALLEL_GEMM_MIN_MACS: usize = 1 << 21;
 
 impl std::fmt::Debug for Tape {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -157,6 +163,13 @@ impl Tape {
         self.profile.take()
     }
 
+    /// Lets matrix products of at least [`PARALLEL_GEMM_MIN_MACS`]
+    /// multiply-adds split their output rows over `threads` threads of
+    /// rayon's pool (1: all on the calling thread, the default).
+    pub fn set_gemm_threads(&mut self, threads: usize) {
+        self.gemm_threads = threads;
+    }
+
     /// Floats of arena the last step used (its high-water mark).
     pub fn arena_floats(&self) -> usize {
         self.data.used()
@@ -208,6 +221,11 @@ impl<'a> Graph<'a> {
     /// Whether ops are being recorded for a backward pass.
     pub fn is_recording(&self) -> bool {
         self.recording
+    }
+
+    /// The threads a matrix product of `macs` multiply-adds splits over.
+    pub(crate) fn gemm_threads(&self, macs: usize) -> usize {
+        if macs >= PARALLEL_GEMM_MIN_MACS { self.tape.gemm_threads.max(1) } else { 1 }
     }
 
     /// A data input: copied onto the tape, no gradient.

@@ -51,6 +51,12 @@ impl<'a> View<'a> {
     }
 
     /// The backing slice and the (row, column) strides.
+    /// Rows `start..end`.
+    fn row_range(self, start: usize, end: usize) -> Self {
+        let offset = (start * self.row_stride).min(self.data.len());
+        Self { data: &self.data[offset..], rows: end - start, ..self }
+    }
+
     pub(crate) fn raw(&self) -> (&'a [f32], usize, usize) {
         (self.data, self.row_stride, self.col_stride)
     }
@@ -100,6 +106,13 @@ impl<'a> ViewMut<'a> {
     }
 
     /// The backing slice and the leading dimension.
+    /// Rows `..mid` and `mid..`.
+    fn split_rows(self, mid: usize) -> (ViewMut<'a>, ViewMut<'a>) {
+        let (top, bottom) = self.data.split_at_mut((mid * self.ld).min(self.data.len()));
+        let (rows, cols, ld) = (self.rows, self.cols, self.ld);
+        (ViewMut { data: top, rows: mid, cols, ld }, ViewMut { data: bottom, rows: rows - mid, cols, ld })
+    }
+
     pub(crate) fn raw_mut(&mut self) -> (&mut [f32], usize) {
         (self.data, self.ld)
     }
@@ -175,4 +188,24 @@ pub fn gemm(mut dst: ViewMut<'_>, beta: f32, a: View<'_>, b: View<'_>, alpha: f3
         return;
     }
     faer::linalg::matmul::matmul(dst.faer(), accum, a.faer(), b.faer(), alpha, par);
+}
+
+/// As [`gemm`], with `dst`'s rows split into `threads` bands computed on
+/// rayon's pool. The split uses `rayon::join`, which allocates nothing
+/// (faer's own parallel path does), and each band is an ordinary
+/// one-thread product.
+#[track_caller]
+pub fn gemm_threads(dst: ViewMut<'_>, beta: f32, a: View<'_>, b: View<'_>, alpha: f32, threads: usize) {
+    if threads <= 1 || dst.rows < 2 {
+        return gemm(dst, beta, a, b, alpha, Par::Seq);
+    }
+    assert_eq!(a.rows, dst.rows, "gemm_threads: {} rows of a for {} of dst", a.rows, dst.rows);
+    let left = threads / 2;
+    let mid = dst.rows * left / threads;
+    let (top, bottom) = dst.split_rows(mid);
+    let (a_top, a_bottom) = (a.row_range(0, mid), a.row_range(mid, a.rows));
+    rayon::join(
+        || gemm_threads(top, beta, a_top, b, alpha, left),
+        || gemm_threads(bottom, beta, a_bottom, b, alpha, threads - left),
+    );
 }

@@ -33,7 +33,7 @@ pub use denormals::flush_denormals;
 pub use dispatch::{Level, level, supported_levels, with_level};
 pub use elementwise::*;
 pub use gelu::{gelu, gelu_backward};
-pub use gemm::{Par, View, ViewMut, gemm};
+pub use gemm::{Par, View, ViewMut, gemm, gemm_threads};
 pub use index::*;
 pub use layer_norm::*;
 pub use optimizers::*;

@@ -292,6 +292,17 @@ fn check_gemm(
     let mut want = c0.to_vec();
     r::gemm(m, n, kk, alpha, a, ta, b, tb, beta, &mut want);
     assert_close(&format!("gemm {m}x{n}x{kk} ta={ta} tb={tb}"), &got, &want, 1e-4, 1e-4 * kk as f32);
+    for threads in [2, 3] {
+        let mut split = c0.to_vec();
+        k::gemm_threads(k::ViewMut::new(&mut split, m, n), beta, av, bv, alpha, threads);
+        assert_close(
+            &format!("gemm_threads({threads}) {m}x{n}x{kk} ta={ta} tb={tb}"),
+            &split,
+            &want,
+            1e-4,
+            1e-4 * kk as f32,
+        );
+    }
 }
 
 /// Sizes around the SIMD width and faer's blocking, as faer's own tests do.

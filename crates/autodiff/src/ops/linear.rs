@@ -10,7 +10,7 @@ use super::OpKind;
 use super::check;
 use crate::Result;
 use crate::tape::{Block, Graph, IndexBlock, Op, TAPE};
-use minnow_kernels::{self as k, Accum, Par, View, ViewMut};
+use minnow_kernels::{self as k, Accum, View, ViewMut};
 use minnow_tensor::{Shape, TensorError};
 
 impl Graph<'_> {
@@ -39,14 +39,15 @@ impl Graph<'_> {
         let inputs = &inputs[..if b.is_some() { 3 } else { 2 }];
         let y = self.output(Shape::matrix(batch, out), inputs);
         let bias = b.map_or((TAPE, 0..0), |b| self.val(b));
+        let threads = self.gemm_threads(batch * inp * out);
         let ([xv, wv, bv], [yv]) = self.split([self.val(x), self.val(w), bias], [self.val(y)]);
-        k::gemm(
+        k::gemm_threads(
             ViewMut::new(yv, batch, out),
             0.0,
             View::new(xv, batch, inp),
             View::new(wv, out, inp).t(),
             1.0,
-            Par::Seq,
+            threads,
         );
         match (b.is_some(), relu) {
             (true, true) => k::bias_relu_inplace(yv, bv),
@@ -70,8 +71,9 @@ impl Graph<'_> {
             return Err(TensorError::ShapeMismatch { op: OP, lhs: as_, rhs: bs }.into());
         }
         let c = self.output(Shape::matrix(m, n), &[a, b]);
+        let threads = self.gemm_threads(m * ka * n);
         let ([av, bv], [cv]) = self.split([self.val(a), self.val(b)], [self.val(c)]);
-        k::gemm(ViewMut::new(cv, m, n), 0.0, View::new(av, m, ka), View::new(bv, ka, n), 1.0, Par::Seq);
+        k::gemm_threads(ViewMut::new(cv, m, n), 0.0, View::new(av, m, ka), View::new(bv, ka, n), 1.0, threads);
         self.record(OpKind::MatMul, &[a, b], c, Block::EMPTY, IndexBlock::EMPTY, 0.0);
         Ok(c)
     }
@@ -92,18 +94,26 @@ pub(super) fn linear_backward(g: &mut Graph<'_>, op: &Op) {
     let dx_loc = g.grad_loc(x);
     let dw_loc = g.grad_loc(w);
     let db_loc = if op.arity == 3 { g.grad_loc(op.inputs[2]) } else { (TAPE, 0..0) };
+    let threads = g.gemm_threads(batch * inp * out);
     let ([xv, wv, dy], [dx, dw, db]) = g.split([g.val(x), g.val(w), dy_loc], [dx_loc, dw_loc, db_loc]);
     if !dx.is_empty() {
-        k::gemm(ViewMut::new(dx, batch, inp), 1.0, View::new(dy, batch, out), View::new(wv, out, inp), 1.0, Par::Seq);
+        k::gemm_threads(
+            ViewMut::new(dx, batch, inp),
+            1.0,
+            View::new(dy, batch, out),
+            View::new(wv, out, inp),
+            1.0,
+            threads,
+        );
     }
     if !dw.is_empty() {
-        k::gemm(
+        k::gemm_threads(
             ViewMut::new(dw, out, inp),
             1.0,
             View::new(dy, batch, out).t(),
             View::new(xv, batch, inp),
             1.0,
-            Par::Seq,
+            threads,
         );
     }
     if !db.is_empty() {
@@ -116,11 +126,12 @@ pub(super) fn matmul_backward(g: &mut Graph<'_>, op: &Op) {
     let (m, kk) = (g.shape(a).dims()[0], g.shape(a).dims()[1]);
     let n = g.shape(b).dims()[1];
     let (da_loc, db_loc, dc_loc) = (g.grad_loc(a), g.grad_loc(b), g.grad_loc(op.output));
+    let threads = g.gemm_threads(m * kk * n);
     let ([av, bv, dc], [da, db]) = g.split([g.val(a), g.val(b), dc_loc], [da_loc, db_loc]);
     if !da.is_empty() {
-        k::gemm(ViewMut::new(da, m, kk), 1.0, View::new(dc, m, n), View::new(bv, kk, n).t(), 1.0, Par::Seq);
+        k::gemm_threads(ViewMut::new(da, m, kk), 1.0, View::new(dc, m, n), View::new(bv, kk, n).t(), 1.0, threads);
     }
     if !db.is_empty() {
-        k::gemm(ViewMut::new(db, kk, n), 1.0, View::new(av, m, kk).t(), View::new(dc, m, n), 1.0, Par::Seq);
+        k::gemm_threads(ViewMut::new(db, kk, n), 1.0, View::new(av, m, kk).t(), View::new(dc, m, n), 1.0, threads);
     }
 }

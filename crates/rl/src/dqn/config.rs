@@ -81,6 +81,10 @@ pub struct DqnConfig {
     pub per_beta_updates: u64,
     /// Environments stepped together, one batched forward pass per step.
     pub num_envs: usize,
+    /// Threads the network's large matrix products split over (rayon's
+    /// pool; 1 keeps everything on the calling thread). Results do not
+    /// depend on it.
+    pub threads: usize,
     /// Environment steps (over all envs) before the first update.
     pub learning_starts: u64,
     /// Gradient updates after each vector step (of `num_envs` env steps).
@@ -139,6 +143,7 @@ impl Default for DqnConfig {
             per_beta_start: 0.4,
             per_beta_updates: 100_000,
             num_envs: 8,
+            threads: 1,
             learning_starts: 1_000,
             updates_per_step: 1,
             lr: 1e-3,
@@ -195,6 +200,7 @@ impl DqnConfig {
         check.unit_closed("per_alpha", self.per_alpha)?;
         check.unit_closed("per_beta_start", self.per_beta_start)?;
         check.count_in("num_envs", "a value in 1..=4096", self.num_envs as u64, 1, 4096)?;
+        check.count_in("threads", "a value in 1..=256", self.threads as u64, 1, 256)?;
         check.count_in("updates_per_step", "a value in 0..=64", self.updates_per_step as u64, 0, 64)?;
         check.positive("lr", self.lr)?;
         if let Some(lr) = self.final_lr {

@@ -102,6 +102,9 @@ impl DqnLearner {
         let memory = Memory::build(replay, per)?;
         let b = config.batch_size;
         let successors = config.all_actions.then(|| Successors::new(b * actions, obs_size));
+        let (mut tape, mut eval_tape) = (Tape::new(), Tape::new());
+        tape.set_gemm_threads(config.threads);
+        eval_tape.set_gemm_threads(config.threads);
         Ok(Self {
             config: config.clone(),
             batch: memory.batch(b),
@@ -113,8 +116,8 @@ impl DqnLearner {
             replay,
             rng,
             updates: 0,
-            tape: Tape::new(),
-            eval_tape: Tape::new(),
+            tape,
+            eval_tape,
             next_actions: vec![0; b],
             targets: vec![0.0; b],
             td_errors: vec![0.0; b],
