@@ -53,6 +53,8 @@ impl DqnConfig {
             // Judged on Q averaged over the cube's 48 symmetric views: at
             // distance 7, 98.1% solved within 2d instead of 85-87% on one view.
             symmetric_eval: true,
+            // Both cores: 11.4 instead of 13.0 minutes, same results.
+            threads: 2,
             env_steps: 8_000_000,
             eval_every: 1_000_000,
             checkpoint_every: 2_000_000,
@@ -83,6 +85,8 @@ impl DqnConfig {
             replay_capacity: 200_000,
             learning_starts: 10_000,
             num_envs: 32,
+            // Both cores: 11.5 instead of 12.4 minutes, same results.
+            threads: 2,
             updates_per_step: 2,
             reward_scale: 1.0 / 64.0,
             target: TargetUpdate::Polyak { tau: 0.005 },
