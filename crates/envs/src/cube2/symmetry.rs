@@ -138,13 +138,13 @@ impl CubeSymmetry {
     }
 
     /// Writes this symmetry's view of the position `obs` shows into `out`
-    /// (both [`OBSERVATION_SIZE`] long) and, into `moves[m]`, the view's
-    /// move that does what move `m` does in the original. An error if
-    /// `obs` is not a one-hot position.
-    pub fn view(&self, obs: &[f32], out: &mut [f32], moves: &mut [usize; MOVE_COUNT]) -> Result<(), EnvError> {
+    /// (both [`OBSERVATION_SIZE`] long) and, into `moves[m]` (of
+    /// [`MOVE_COUNT`]), the view's move that does what move `m` does in the
+    /// original. An error if `obs` is not a one-hot position.
+    pub fn view(&self, obs: &[f32], out: &mut [f32], moves: &mut [usize]) -> Result<(), EnvError> {
         let bad = |problem| Err(EnvError::InvalidPosition { game: "cube2", problem });
-        if obs.len() != OBSERVATION_SIZE || out.len() != OBSERVATION_SIZE {
-            return bad("a view needs 144 values in and out");
+        if obs.len() != OBSERVATION_SIZE || out.len() != OBSERVATION_SIZE || moves.len() != MOVE_COUNT {
+            return bad("a view needs 144 values in and out and 6 moves");
         }
         let mut turned = [0.0; OBSERVATION_SIZE];
         for (&v, &to) in obs.iter().zip(&self.entries) {

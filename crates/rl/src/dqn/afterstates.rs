@@ -53,6 +53,13 @@ impl Afterstates {
         }
     }
 
+    /// Each row's best legal action (bit set in its mask too), 0 if none.
+    pub(crate) fn choose(&self, actions: usize, masks: &[u64], out: &mut [u32]) {
+        for (r, (&mask, action)) in masks.iter().zip(out.iter_mut()).enumerate() {
+            *action = self.best(r, actions, mask).map_or(0, |(a, _)| a as u32);
+        }
+    }
+
     /// Row `r`'s best legal action (bit set in `mask` too) and its Q.
     pub(crate) fn best(&self, r: usize, actions: usize, mask: u64) -> Option<(usize, f32)> {
         super::masked_argmax(&self.q[r * actions..(r + 1) * actions], mask & self.legal[r])

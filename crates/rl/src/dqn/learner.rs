@@ -172,9 +172,7 @@ impl DqnLearner {
         let inputs = self.net.inputs();
         after.expand(env, &obs[..masks.len() * inputs], inputs, self.actions)?;
         after.score(&self.net, &self.online, &mut self.eval_tape, self.config.reward_scale)?;
-        for (r, (&mask, action)) in masks.iter().zip(out.iter_mut()).enumerate() {
-            *action = after.best(r, self.actions, mask).map_or(0, |(a, _)| a as u32);
-        }
+        after.choose(self.actions, masks, out);
         Ok(())
     }
 
@@ -190,9 +188,7 @@ impl DqnLearner {
                 after.expand(env, &obs[..masks.len() * inputs], inputs, self.actions)?;
                 let values = views.mean_outputs(env, model, &after.obs)?;
                 after.set_values(values, self.config.reward_scale);
-                for (r, (&mask, action)) in masks.iter().zip(out.iter_mut()).enumerate() {
-                    *action = after.best(r, self.actions, mask).map_or(0, |(a, _)| a as u32);
-                }
+                after.choose(self.actions, masks, out);
                 Ok(())
             }
         }

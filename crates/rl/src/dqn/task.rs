@@ -1,7 +1,7 @@
 //! What the DQN loop needs to know about an environment beyond [`Env`].
 
 use crate::{Result, RlError};
-use minnow_envs::cube2::{CubeSymmetry, MOVE_COUNT, OBSERVATION_SIZE, SYMMETRY_COUNT};
+use minnow_envs::cube2::{CubeSymmetry, OBSERVATION_SIZE, SYMMETRY_COUNT};
 use minnow_envs::game2048::{BOARD_SYMMETRY_COUNT, BoardSymmetry};
 use minnow_envs::{CartPole, Cube2, CubeState, Env, Game2048, Step};
 
@@ -133,10 +133,7 @@ impl DqnEnv for Cube2 {
 
     /// The whole cube turned and maybe mirrored, the reference corner kept.
     fn symmetric_view(&self, k: usize, obs: &[f32], out: &mut [f32], actions: &mut [usize]) -> Result<()> {
-        let mut moves = [0; MOVE_COUNT];
-        CubeSymmetry::all()[k].view(obs, out, &mut moves)?;
-        actions.copy_from_slice(&moves);
-        Ok(())
+        Ok(CubeSymmetry::all()[k].view(obs, out, actions)?)
     }
 
     fn successors(&self, obs: &[f32], next_obs: &mut [f32], rewards: &mut [f32], terminal: &mut [f32]) -> Result<()> {
