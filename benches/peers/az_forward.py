@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`az_forward/bB` for B = 1, 8, 64 (shared/ANCHORS.md) in JAX or PyTorch.
+"""`az_forward/bB` for B = 1, 8, 64 (docs/ANCHORS.md) in JAX or PyTorch.
 
 x(198) -> Linear(140) -> ReLU; 4 residual blocks, each
 y = LN(Linear(ReLU(LN(Linear(x))))), x = ReLU(x + y); policy head

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`dqn_step/cube` and `dqn_step/2048` (shared/ANCHORS.md) in JAX or PyTorch.
+"""`dqn_step/cube` and `dqn_step/2048` (docs/ANCHORS.md) in JAX or PyTorch.
 
 One DQN training step: forward the online MLP on states and gather Q at
 the actions taken; forward the target MLP (same shape, separate params, no

@@ -35,7 +35,7 @@ pub struct TrainArgs {
 /// The task a bare `cargo xtask train` runs.
 const DEFAULT_TASK: &str = "logic-ca";
 
-/// Every task, and what it is (or which issue builds it).
+/// Every task, what it is, and whether it is built yet.
 const TASKS: &[(&str, &str, bool)] = &[
     ("digits-mlp", "MLP on the UCI digits (8x8 images), target >= 97% test accuracy", true),
     ("digits-cnn", "Conv2d network on the UCI digits, target >= 98% test accuracy", true),
@@ -44,8 +44,8 @@ const TASKS: &[(&str, &str, bool)] = &[
     ("dqn-cube", "DQN on the 2x2x2 cube from scrambles, with a curriculum", true),
     ("dqn-2048", "DQN playing 2048", true),
     ("dqn-cartpole", "DQN on CartPole-v1, target mean return >= 475 within 100k steps", true),
-    ("az-connect4", "AlphaZero-style self-play, connect four (issue 6)", true),
-    ("az-backgammon", "AlphaZero-style self-play, backgammon (issue 6)", true),
+    ("az-connect4", "AlphaZero-style self-play, connect four", true),
+    ("az-backgammon", "AlphaZero-style self-play, backgammon", true),
 ];
 
 pub fn run(args: TrainArgs) -> Result<(), String> {

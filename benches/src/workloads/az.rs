@@ -1,5 +1,5 @@
 //! `az_forward/bB`: inference of the 283,477-parameter AlphaZero-style
-//! residual MLP of ANCHORS.md at batch B: policy softmax and tanh value.
+//! residual MLP of docs/ANCHORS.md at batch B: policy softmax and tanh value.
 
 use super::filled;
 use crate::{Work, Workload};

@@ -1,5 +1,5 @@
 //! `dqn_step/cube` and `dqn_step/2048`: one DQN training step exactly as
-//! ANCHORS.md defines it. Forward the online MLP on states and gather Q at
+//! docs/ANCHORS.md defines it. Forward the online MLP on states and gather Q at
 //! the actions taken; forward the target MLP (same shape, no gradient) on
 //! next states; target = r + 0.99 (1 - done) max Q'; Huber loss (delta 1);
 //! backward; Adam (lr 1e-3, eps 1e-8).

@@ -1,4 +1,4 @@
-//! `mcts/backgammon`: self-play search throughput with ANCHORS.md's
+//! `mcts/backgammon`: self-play search throughput with docs/ANCHORS.md's
 //! 283K-parameter policy/value network (input width 202, backgammon's
 //! observation; the 676-wide policy head is kept and its first 156 logits
 //! used). 64 games advance in lock step, 100 simulations per move, four
@@ -33,7 +33,7 @@ pub const LEAVES: u32 = 4;
 /// Calls (moves of every game) the games workload measures game length over.
 pub const GAME_SAMPLE_CALLS: u64 = 600;
 
-/// ANCHORS.md's network with backgammon's input width.
+/// docs/ANCHORS.md's network with backgammon's input width.
 pub const CONFIG: PolicyValueNetConfig = PolicyValueNetConfig { inputs: 202, ..az::CONFIG };
 
 /// One thread's self-play: games, trees, batch, evaluator.

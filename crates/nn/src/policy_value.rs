@@ -8,7 +8,7 @@ use rand::Rng;
 /// The AlphaZero-style fully connected residual network:
 /// x -> Linear(width) -> ReLU -> `blocks` residual blocks -> policy logits
 /// and a tanh value. With inputs 198, width 140, 4 blocks and 676 policy
-/// outputs it has 283,477 parameters (ANCHORS.md's `az_forward`).
+/// outputs it has 283,477 parameters (docs/ANCHORS.md's `az_forward`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PolicyValueNetConfig {
     pub inputs: usize,

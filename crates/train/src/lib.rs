@@ -2,7 +2,7 @@
 //! the training loop, evaluation, checkpoints that resume exactly, and the
 //! events a front end (the `cargo xtask train` progress bar, metrics file
 //! and plot) listens to. The first tasks are supervised: the digits
-//! classifiers of issue 4.
+//! classifiers.
 
 mod error;
 mod events;

@@ -329,7 +329,7 @@ mod tests {
 
     #[test]
     fn random_play_scores_like_the_reference_random_player() {
-        // A uniformly random legal player averages about 1,089 (issue 5).
+        // A uniformly random legal player averages about 1,089.
         let mut g = Game2048::new(Game2048Config::default()).unwrap();
         let mut rng = Pcg64Mcg::seed_from_u64(5);
         let games = 300;

@@ -53,7 +53,7 @@ impl<G: Game> NetEvaluator<G> {
 ///
 /// The policy head may be wider than the game's action space: the logits
 /// past `G::ACTIONS` are computed and dropped. That lets the `mcts/*`
-/// benchmarks run ANCHORS.md's 283K network (676 policy outputs) on
+/// benchmarks run docs/ANCHORS.md's 283K network (676 policy outputs) on
 /// backgammon's 156 actions; a trained network has exactly `G::ACTIONS`.
 pub fn check_network<G: Game>(net: &PolicyValueNet, params: &Params) -> Result<()> {
     let mismatch = |what, expected, found| RlError::Length { op: "NetEvaluator::new", what, expected, found };
