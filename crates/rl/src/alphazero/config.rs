@@ -199,14 +199,15 @@ impl AzConfig {
         }
     }
 
-    /// Connect four: 30 minutes of self-play (two threads) overlapped with
-    /// training. Each position is trained on about 3 times: at 9 (150
+    /// Connect four: 1,260 iterations of 128 self-play games (two threads)
+    /// overlapped with training, about 30 minutes on two cores. Defined by
+    /// games and updates, not minutes, so how far a run gets no longer
+    /// depends on the machine's speed. Each position is trained on about 3 times: at 9 (150
     /// steps of 256 per 128 games) the value net fitted its replay and the
     /// win rate against rollout MCTS stopped rising after ~100 iterations.
     pub fn connect4() -> Self {
         Self {
-            iterations: 5000,
-            time_limit_minutes: 30.0,
+            iterations: 1260,
             network: NetworkConfig { width: 128, blocks: 4 },
             mcts: MctsConfig { simulations: 160, dirichlet_alpha: 1.0, leaves_per_round: 4, ..MctsConfig::default() },
             self_play: SelfPlayConfig {
@@ -222,7 +223,7 @@ impl AzConfig {
                 steps_per_iteration: 48,
                 replay_capacity: 250_000,
                 min_replay: 4000,
-                // About the updates 30 minutes allow on two cores.
+                // Nearly all of the run's 1,260 x 48 updates.
                 lr_decay_updates: 60_000,
                 lr_final: 1e-4,
                 ..TrainingConfig::default()
@@ -242,14 +243,15 @@ impl AzConfig {
     }
 
     /// Backgammon: pgx's micro-actions (a search per checker moved) and
-    /// dice as chance nodes, sampled; 30 minutes on two cores. Each
+    /// dice as chance nodes, sampled; 2,342 iterations of 64 games, about
+    /// 30 minutes on two cores (defined by games and updates, not
+    /// minutes). Each
     /// position is trained on about 1.6 times: at 8 the value net fitted
     /// its replay (squared error 0.39 there, 0.8 on fresh games) and the
     /// win rate against random stopped near 90%.
     pub fn backgammon() -> Self {
         Self {
-            iterations: 5000,
-            time_limit_minutes: 30.0,
+            iterations: 2342,
             network: NetworkConfig { width: 128, blocks: 2 },
             mcts: MctsConfig {
                 simulations: 32,
