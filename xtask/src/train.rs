@@ -43,7 +43,7 @@ const TASKS: &[(&str, &str, bool)] = &[
     ("logic-ca", "soft logic-gate cellular automaton learning the checkerboard (LOGIC_CA.md)", true),
     ("dqn-cube", "DQN on the 2x2x2 cube from scrambles, with a curriculum", true),
     ("dqn-2048", "DQN playing 2048", true),
-    ("ntuple-2048", "n-tuple network playing 2048, TD(0) on afterstates (tables shared over the 8 symmetries)", true),
+    ("ntuple-2048", "n-tuple network playing 2048, TD(0) on afterstates, one view", true),
     ("dqn-cartpole", "DQN on CartPole-v1, target mean return >= 475 within 100k steps", true),
     ("az-connect4", "AlphaZero-style self-play, connect four (issue 6)", true),
     ("az-backgammon", "AlphaZero-style self-play, backgammon (issue 6)", true),
