@@ -349,6 +349,8 @@ pub fn train_ntuple(args: &TrainArgs) -> Result<(), String> {
         window.squared_error += squared;
         if games % log_every == 0 || games == total {
             let n = window.games as f64;
+            // "loss": the mean squared TD error per move, which grows with
+            // the values as the games get longer.
             let metrics = [
                 ("loss", window.squared_error / window.moves.max(1) as f64),
                 ("train_mean_score", window.score as f64 / n),
