@@ -6,6 +6,7 @@ mod dqn_task;
 mod logic_render;
 mod logic_task;
 mod machine;
+mod ntuple_task;
 mod plot;
 mod profile;
 mod train;

@@ -10,6 +10,8 @@
 //! - [`EpsilonSchedule`]: linear and exponential exploration schedules.
 //! - [`SavedState`]: every piece above saved as named flat `f32` arrays and
 //!   JSON metadata (see [`state`]), for checkpoints that resume exactly.
+//! - [`ntuple`]: n-tuple networks (sums of lookup tables over cell
+//!   patterns) learned by TD(0) on afterstates, with sparse updates.
 //!
 //! After construction, pushing, sampling and updating priorities allocate
 //! nothing. Every random draw comes from a generator the caller passes in.
@@ -21,6 +23,7 @@ mod epsilon;
 mod error;
 pub mod mcts;
 mod n_step;
+pub mod ntuple;
 mod prioritized;
 mod replay;
 pub mod state;

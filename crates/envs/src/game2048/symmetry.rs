@@ -50,6 +50,12 @@ impl BoardSymmetry {
         })
     }
 
+    /// Where this symmetry moves `cell` (= 4 * row + col).
+    #[track_caller]
+    pub fn map_cell(&self, cell: usize) -> usize {
+        self.cells[cell] as usize
+    }
+
     /// The move that does on the seen board what `m` does on the original.
     pub fn map_move(&self, m: usize) -> usize {
         self.moves[m] as usize
@@ -90,6 +96,11 @@ mod tests {
         let board = Board::from_rows([[2, 4, 8, 16], [0, 0, 0, 32], [0; 4], [0, 0, 0, 2]]).unwrap();
         let views: Vec<Board> = BoardSymmetry::all().iter().map(|s| s.apply(board)).collect();
         assert_eq!(views[0], board);
+        for (symmetry, view) in BoardSymmetry::all().iter().zip(&views) {
+            for cell in 0..16 {
+                assert_eq!(view.exponent(symmetry.map_cell(cell)), board.exponent(cell));
+            }
+        }
         for (k, v) in views.iter().enumerate() {
             assert!(views[..k].iter().all(|w| w != v), "view {k} repeats");
         }

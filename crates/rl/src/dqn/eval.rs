@@ -108,6 +108,8 @@ pub fn evaluate_cube(
 pub struct Game2048Result {
     pub games: usize,
     pub mean_score: f64,
+    /// The middle score (the mean of the two middle ones for an even count).
+    pub median_score: f64,
     pub mean_moves: f64,
     /// `(tile, share of games whose largest tile is exactly it)`, ascending.
     pub max_tiles: Vec<(u32, f64)>,
@@ -117,6 +119,52 @@ pub struct Game2048Result {
     pub reached_2048: f64,
 }
 
+impl Game2048Result {
+    /// The summary of finished games.
+    pub fn of_games(envs: &[Game2048]) -> Self {
+        let n = envs.len().max(1) as f64;
+        let share = |f: &dyn Fn(&Game2048) -> bool| envs.iter().filter(|e| f(e)).count() as f64 / n;
+        let mut tiles: Vec<u32> = envs.iter().map(|e| e.board().max_tile()).collect();
+        tiles.sort_unstable();
+        let mut max_tiles: Vec<(u32, f64)> = Vec::new();
+        for t in tiles {
+            match max_tiles.last_mut() {
+                Some((tile, count)) if *tile == t => *count += 1.0,
+                _ => max_tiles.push((t, 1.0)),
+            }
+        }
+        max_tiles.iter_mut().for_each(|(_, c)| *c /= n);
+        let mut scores: Vec<u64> = envs.iter().map(|e| e.score()).collect();
+        scores.sort_unstable();
+        let median_score = match scores.len() {
+            0 => 0.0,
+            len => (scores[(len - 1) / 2] + scores[len / 2]) as f64 / 2.0,
+        };
+        Game2048Result {
+            games: envs.len(),
+            mean_score: scores.iter().sum::<u64>() as f64 / n,
+            median_score,
+            mean_moves: envs.iter().map(|e| e.moves() as f64).sum::<f64>() / n,
+            max_tiles,
+            reached_512: share(&|e| e.board().max_tile() >= 512),
+            reached_1024: share(&|e| e.board().max_tile() >= 1024),
+            reached_2048: share(&|e| e.board().max_tile() >= 2048),
+        }
+    }
+}
+
+/// Fresh games `0..games` of an evaluation seeded `seed` (the same games
+/// for every player).
+pub fn games_2048(prototype: &Game2048, games: usize, seed: u64) -> Vec<Game2048> {
+    (0..games)
+        .map(|k| {
+            let mut env = prototype.clone();
+            env.reset(super::task::splitmix(seed ^ super::task::splitmix(k as u64)));
+            env
+        })
+        .collect()
+}
+
 /// Plays `games` games (seeds derived from `seed`) greedily to the end.
 pub fn evaluate_2048(
     learner: &mut DqnLearner,
@@ -124,33 +172,7 @@ pub fn evaluate_2048(
     games: usize,
     seed: u64,
 ) -> Result<Game2048Result> {
-    let mut envs: Vec<Game2048> = (0..games)
-        .map(|k| {
-            let mut env = prototype.clone();
-            env.reset(super::task::splitmix(seed ^ super::task::splitmix(k as u64)));
-            env
-        })
-        .collect();
+    let mut envs = games_2048(prototype, games, seed);
     play_greedy(learner, &mut envs, usize::MAX)?;
-    let n = games.max(1) as f64;
-    let share = |f: &dyn Fn(&Game2048) -> bool| envs.iter().filter(|e| f(e)).count() as f64 / n;
-    let mut tiles: Vec<u32> = envs.iter().map(|e| e.board().max_tile()).collect();
-    tiles.sort_unstable();
-    let mut max_tiles: Vec<(u32, f64)> = Vec::new();
-    for t in tiles {
-        match max_tiles.last_mut() {
-            Some((tile, count)) if *tile == t => *count += 1.0,
-            _ => max_tiles.push((t, 1.0)),
-        }
-    }
-    max_tiles.iter_mut().for_each(|(_, c)| *c /= n);
-    Ok(Game2048Result {
-        games,
-        mean_score: envs.iter().map(|e| e.score() as f64).sum::<f64>() / n,
-        mean_moves: envs.iter().map(|e| e.moves() as f64).sum::<f64>() / n,
-        max_tiles,
-        reached_512: share(&|e| e.board().max_tile() >= 512),
-        reached_1024: share(&|e| e.board().max_tile() >= 1024),
-        reached_2048: share(&|e| e.board().max_tile() >= 2048),
-    })
+    Ok(Game2048Result::of_games(&envs))
 }
