@@ -1,13 +1,15 @@
-//! `cargo xtask`: minnow's command line (train, bench, profile).
+//! `cargo xtask`: minnow's command line (train, bench, profile, eval).
 
 mod az_task;
 mod bench;
 mod dqn_task;
+mod eval;
 mod logic_render;
 mod logic_task;
 mod machine;
 mod plot;
 mod profile;
+mod pubeval_match;
 mod train;
 
 use clap::{Parser, Subcommand};
@@ -32,6 +34,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// A per-op time breakdown of one workload.
     Profile(profile::ProfileArgs),
+    /// Evaluate a saved agent against the task's fixed yardsticks.
+    Eval(eval::EvalArgs),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +49,7 @@ fn main() -> ExitCode {
         Command::Train(args) => train::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Profile(args) => profile::run(args),
+        Command::Eval(args) => eval::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
