@@ -51,6 +51,8 @@ pub struct ValueChooser {
 
 /// States evaluated per network call.
 const VALUE_BATCH: usize = 1024;
+/// Plays of one turn the scores hold before growing.
+const RESERVED_PLAYS: usize = 4096;
 
 impl ValueChooser {
     pub fn new(evaluator: NetEvaluator<Backgammon>) -> Self {
@@ -60,7 +62,7 @@ impl ValueChooser {
             weights: Vec::with_capacity(VALUE_BATCH),
             logits: vec![0.0; VALUE_BATCH * Backgammon::ACTIONS],
             values: vec![0.0; VALUE_BATCH],
-            scores: Vec::new(),
+            scores: Vec::with_capacity(RESERVED_PLAYS),
         }
     }
 
@@ -237,8 +239,9 @@ impl std::fmt::Display for PointsResult {
 /// `second` (each from a thread index and a seed), the first player taking
 /// player 0 in even games and player 1 in odd ones (and the opening roll
 /// of game `i` comes from `seed + i`, so both sides open equally often).
-/// Games are spread over `threads` threads in fixed shares: the result
-/// depends only on the seed.
+/// Games are spread over `threads` threads in fixed shares (each thread's
+/// players seeded from its index): the result depends only on the seed and
+/// the thread count.
 pub fn points_match<A, B>(
     first: &(dyn Fn(u64) -> Result<A> + Sync),
     second: &(dyn Fn(u64) -> Result<B> + Sync),
@@ -352,4 +355,85 @@ pub fn backgammon_suite(
         matches,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use minnow_autodiff::Params;
+    use minnow_envs::backgammon::{BackgammonConfig, POINTS, Position};
+    use minnow_rl::alphazero::{NetworkConfig, network_config};
+    use rand::SeedableRng;
+    use std::sync::Arc;
+
+    fn tiny_network() -> ValueChooser {
+        let mut params = Params::new();
+        let shape = network_config::<Backgammon>(&NetworkConfig { width: 16, blocks: 1 });
+        let net = shape.init(&mut params, "az", &mut rand_pcg::Pcg64Mcg::seed_from_u64(5)).unwrap();
+        ValueChooser::new(NetEvaluator::new(&net, Arc::new(params)).unwrap())
+    }
+
+    /// One checker on the mover's 6-point (our 18) and one on the ace
+    /// point (23), 13 off, rolling 6-1: some plays bear both off and win,
+    /// others (1 first: 18/19, then 19 off) do not.
+    fn a_roll_that_can_win() -> Backgammon {
+        let mut points = [0; POINTS];
+        points[18] = 1;
+        points[23] = 1;
+        points[0] = -15;
+        let position = Position::new(points, [0, 0], [13, 0]).unwrap();
+        Backgammon::from_position(BackgammonConfig::default(), position, 0, (6, 1)).unwrap()
+    }
+
+    #[test]
+    fn both_choosers_take_a_winning_play() {
+        let game = a_roll_that_can_win();
+        let mut turn = TurnPlays::new();
+        let plays = turn.generate(&game).to_vec();
+        assert!(plays.iter().any(|p| p.after.turn() == Turn::Over));
+        assert!(plays.iter().any(|p| p.after.turn() != Turn::Over));
+        let mut network = tiny_network();
+        let mut pubeval = Pubeval::standard();
+        for i in [network.choose(&game, &plays).unwrap(), ChoosePlay::choose(&mut pubeval, &game, &plays).unwrap()] {
+            assert_eq!(plays[i].after.turn(), Turn::Over);
+        }
+    }
+
+    #[test]
+    fn pubeval_beats_random_and_the_points_add_up() {
+        let pubeval = |_: u64| Ok(WholeTurnPlayer::new(Pubeval::standard()));
+        let random = |s: u64| Ok(RandomPlayer::new::<Backgammon>(s));
+        let r = points_match(&pubeval, &random, 40, 3, 2, 3000).unwrap();
+        assert_eq!((r.games, r.unfinished), (40, 0));
+        assert!(r.wins >= 38, "{r}");
+        let losses = r.games - r.wins;
+        let singles_won = r.wins - r.gammons_won - r.backgammons_won;
+        let singles_lost = losses - r.gammons_lost - r.backgammons_lost;
+        let points = singles_won + 2 * r.gammons_won + 3 * r.backgammons_won;
+        let lost = singles_lost + 2 * r.gammons_lost + 3 * r.backgammons_lost;
+        assert_eq!(r.points, points as f64 - lost as f64);
+        // The same seed and threads play the same games.
+        let one = points_match(&pubeval, &random, 40, 3, 2, 3000).unwrap();
+        assert_eq!((one.wins, one.points), (r.wins, r.points));
+    }
+
+    #[test]
+    fn whole_turn_players_allocate_nothing_after_warm_up() {
+        let mut network = WholeTurnPlayer::new(tiny_network());
+        let mut pubeval = WholeTurnPlayer::new(Pubeval::standard());
+        let start = |seed| {
+            let mut g = Backgammon::default();
+            g.reset(seed);
+            g
+        };
+        for seed in 0..2 {
+            play_from::<Backgammon>([&mut network, &mut pubeval], start(seed), seed, 3000).unwrap();
+        }
+        let (end, on_thread, _) = minnow_arena::count_allocations(|| {
+            play_from::<Backgammon>([&mut network, &mut pubeval], start(7), 7, 3000).unwrap()
+        });
+        assert_eq!(end.turn(), Turn::Over);
+        // The one allocation is play_from's chance-outcome buffer.
+        assert_eq!(on_thread.allocations, 1, "{} bytes", on_thread.bytes);
+    }
 }
