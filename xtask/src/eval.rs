@@ -31,7 +31,8 @@ pub struct EvalArgs {
     #[arg(long)]
     simulations: Option<u32>,
     /// Games per match (default: the run's eval.final_games for connect
-    /// four, 5000 for backgammon).
+    /// four; 5000 for each backgammon match with pubeval, while MCTS
+    /// against random plays the run's eval.final_games).
     #[arg(long)]
     games: Option<usize>,
 }

@@ -237,8 +237,9 @@ impl std::fmt::Display for PointsResult {
 
 /// `games` games between a player built by `first` and one built by
 /// `second` (each from a thread index and a seed), the first player taking
-/// player 0 in even games and player 1 in odd ones (and the opening roll
-/// of game `i` comes from `seed + i`, so both sides open equally often).
+/// player 0 in even games and player 1 in odd ones; game `i` starts from
+/// `Backgammon::reset(seed + i)`, whose fair coin picks the opener, so
+/// each side opens half the games in expectation.
 /// Games are spread over `threads` threads in fixed shares (each thread's
 /// players seeded from its index): the result depends only on the seed and
 /// the thread count.
