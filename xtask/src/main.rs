@@ -1,4 +1,4 @@
-//! `cargo xtask`: minnow's command line (train, bench, profile, eval).
+//! `cargo xtask`: minnow's command line (train, bench, profile, eval, play).
 
 mod az_task;
 mod bench;
@@ -7,6 +7,7 @@ mod eval;
 mod logic_render;
 mod logic_task;
 mod machine;
+mod play;
 mod plot;
 mod profile;
 mod pubeval_match;
@@ -36,6 +37,8 @@ enum Command {
     Profile(profile::ProfileArgs),
     /// Evaluate a saved agent against the task's fixed yardsticks.
     Eval(eval::EvalArgs),
+    /// Play a saved agent in the terminal (connect4, tictactoe).
+    Play(play::PlayArgs),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench::run(args),
         Command::Profile(args) => profile::run(args),
         Command::Eval(args) => eval::run(args),
+        Command::Play(args) => play::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
