@@ -4,26 +4,43 @@
 //! replay buffer) with exact --resume, and a final seeded evaluation with
 //! 95% confidence intervals.
 
+use crate::eval::{EVAL_SEED, PUBEVAL_GAMES, connect4_suite};
+use crate::pubeval_match::backgammon_suite;
 use crate::train::{FrontEnd, TrainArgs};
 use minnow_envs::{Backgammon, ConnectFour, Game};
-use minnow_rl::alphazero::{AzConfig, AzRun, EvalReport};
+use minnow_rl::alphazero::{AzAgent, AzConfig, AzRun, EvalReport};
 use minnow_train::{Event, Observer};
 use std::path::Path;
 use std::time::Instant;
 
 pub fn train_az(task: &str, args: &TrainArgs) -> Result<(), String> {
     match task {
-        "az-connect4" => train::<ConnectFour>(task, AzConfig::connect4(), args),
-        "az-backgammon" => train::<Backgammon>(task, AzConfig::backgammon(), args),
+        "az-connect4" => train::<ConnectFour>(task, AzConfig::connect4(), args, &|agent| {
+            let r = connect4_suite(agent, None, agent.config.eval.final_games, EVAL_SEED ^ 1)?;
+            Ok(Suite { matches: r.matches, table: r.table(), json: serde_json::to_value(&r).unwrap_or_default() })
+        }),
+        "az-backgammon" => train::<Backgammon>(task, AzConfig::backgammon(), args, &|agent| {
+            let r = backgammon_suite(agent, None, PUBEVAL_GAMES, EVAL_SEED ^ 1)?;
+            Ok(Suite { matches: r.matches, table: r.table(), json: serde_json::to_value(&r).unwrap_or_default() })
+        }),
         _ => Err(format!("train: task '{task}' is not an AlphaZero task")),
     }
 }
 
-/// Seed of the evaluation matches: fixed, so every evaluation of every run
-/// plays the same games.
-const EVAL_SEED: u64 = 20_261_122;
+/// The final evaluation of a task: its fixed yardsticks (see `eval.rs`).
+struct Suite {
+    /// The matches against random (and rollout MCTS) for the curve.
+    matches: EvalReport,
+    table: String,
+    json: serde_json::Value,
+}
 
-fn train<G: Game + Default + Send + Sync>(task: &str, defaults: AzConfig, args: &TrainArgs) -> Result<(), String> {
+fn train<G: Game + Default + Send + Sync>(
+    task: &str,
+    defaults: AzConfig,
+    args: &TrainArgs,
+    suite: &dyn Fn(&AzAgent) -> Result<Suite, String>,
+) -> Result<(), String> {
     let mut config = match &args.config {
         None => defaults,
         Some(path) => layered(defaults, path)?,
@@ -119,28 +136,20 @@ fn train<G: Game + Default + Send + Sync>(task: &str, defaults: AzConfig, args: 
         60.0 * totals.games as f64 / totals.train_seconds.max(1e-9),
         totals.simulations as f64 / totals.train_seconds.max(1e-9),
     );
-    let games = config.eval.final_games;
-    let rollout_games = if config.eval.games_vs_rollout > 0 { games } else { 0 };
     println!(
-        "final evaluation: {games} games against random{}, both colours, {} simulations per move ...",
-        if rollout_games > 0 {
-            format!(
-                " and {rollout_games} against MCTS with {} random-rollout simulations",
-                config.eval.rollout_simulations
-            )
-        } else {
-            String::new()
-        },
+        "final evaluation: the yardsticks of `cargo xtask eval {task}` ({} simulations per move) ...",
         config.eval.simulations
     );
-    let e = run.evaluate(games, rollout_games, EVAL_SEED ^ 1).map_err(|e| e.to_string())?;
-    front.observe(Event::Eval { step: run.iteration(), metrics: &eval_metrics(&e) });
+    let suite_started = Instant::now();
+    let e = suite(&run.agent())?;
+    front.observe(Event::Eval { step: run.iteration(), metrics: &eval_metrics(&e.matches) });
     front.plot(&out.join("curve.png"), task)?;
-    println!("  vs random:       {}", e.vs_random);
-    if let Some(r) = e.vs_rollout {
-        println!("  vs rollout MCTS: {r}");
-    }
-    println!("  ({:.1} s; wall time of this invocation {:.1} min)", e.seconds, started.elapsed().as_secs_f64() / 60.0);
+    print!("{}", e.table);
+    println!(
+        "  ({:.1} s; wall time of this invocation {:.1} min)",
+        suite_started.elapsed().as_secs_f64(),
+        started.elapsed().as_secs_f64() / 60.0
+    );
     let summary = serde_json::json!({
         "task": task,
         "iterations": run.iteration(),
@@ -148,7 +157,7 @@ fn train<G: Game + Default + Send + Sync>(task: &str, defaults: AzConfig, args: 
             "games": totals.games, "moves": totals.moves, "simulations": totals.simulations,
             "updates": totals.updates, "train_seconds": totals.train_seconds,
         },
-        "final_eval": e,
+        "final_eval": e.json,
     });
     std::fs::write(out.join("summary.json"), serde_json::to_string_pretty(&summary).unwrap_or_default())
         .map_err(|e| format!("{}: {e}", out.display()))?;

@@ -1,14 +1,17 @@
-//! `cargo xtask`: minnow's command line (train, bench, profile).
+//! `cargo xtask`: minnow's command line (train, bench, profile, eval, play).
 
 mod az_task;
 mod bench;
 mod dqn_task;
+mod eval;
 mod logic_render;
 mod logic_task;
 mod machine;
 mod ntuple_task;
+mod play;
 mod plot;
 mod profile;
+mod pubeval_match;
 mod train;
 
 use clap::{Parser, Subcommand};
@@ -33,6 +36,10 @@ enum Command {
     Bench(bench::BenchArgs),
     /// A per-op time breakdown of one workload.
     Profile(profile::ProfileArgs),
+    /// Evaluate a saved agent against the task's fixed yardsticks.
+    Eval(eval::EvalArgs),
+    /// Play a saved agent in the terminal (connect4, tictactoe).
+    Play(play::PlayArgs),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +53,8 @@ fn main() -> ExitCode {
         Command::Train(args) => train::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Profile(args) => profile::run(args),
+        Command::Eval(args) => eval::run(args),
+        Command::Play(args) => play::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,6 +2,7 @@
 //! is built (the cube's distance oracle too, once its table exists).
 
 use minnow_arena::{CountingAlloc, count_allocations};
+use minnow_envs::backgammon::{TurnPlays, pubeval::Pubeval};
 use minnow_envs::{
     Backgammon, BoardEncoding, CartPole, CartPoleConfig, ConnectFour, Cube2, Cube2Config, CubeDistances, CubeState,
     Env, Game, Game2048, Game2048Config, TicTacToe, Turn,
@@ -131,4 +132,29 @@ fn connect4_allocates_nothing() {
 #[test]
 fn backgammon_allocates_nothing() {
     assert_game_allocates_nothing(Backgammon::default());
+}
+
+#[test]
+fn pubeval_games_allocate_nothing() {
+    // Whole-turn plays enumerated and scored by pubeval for both sides.
+    let pubeval = Pubeval::standard();
+    let mut plays = TurnPlays::new();
+    let mut rng = Pcg64Mcg::seed_from_u64(3);
+    let mut play = |games: u64, rng: &mut Pcg64Mcg| {
+        let mut game = Backgammon::default();
+        for seed in 0..games {
+            game.reset(seed);
+            while game.turn() != Turn::Over {
+                if game.turn() == Turn::Chance {
+                    game.apply_chance(rng.random_range(0..21)).unwrap();
+                    continue;
+                }
+                let found = plays.generate(&game);
+                game = found[pubeval.choose(&game, found).unwrap()].after;
+            }
+        }
+    };
+    play(2, &mut rng);
+    let (_, on_thread, _) = count_allocations(|| play(20, &mut rng));
+    assert_eq!(on_thread.allocations, 0, "{} bytes allocated", on_thread.bytes);
 }

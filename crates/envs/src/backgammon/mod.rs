@@ -68,9 +68,13 @@
 
 mod dice;
 mod moves_left;
+mod plays;
 mod position;
+pub mod position_id;
+pub mod pubeval;
 
 pub use dice::{OPENING_ROLLS, ROLL_DICE, ROLL_PROBABILITIES, ROLLS, roll_index};
+pub use plays::{Play, TurnPlays};
 pub use position::{CHECKERS, POINTS, Position};
 
 use crate::game::{check_player_turn, not_a_chance_node};
@@ -228,6 +232,12 @@ impl Backgammon {
     /// The winner, once the game is over.
     pub fn winner(&self) -> Option<usize> {
         (self.phase == Phase::Over).then_some(self.player as usize)
+    }
+
+    /// The points the winner scores once the game is over, whatever the
+    /// config: 1 for a single game, 2 for a gammon, 3 for a backgammon.
+    pub fn points_won(&self) -> Option<f32> {
+        (self.phase == Phase::Over).then(|| self.position.win_value())
     }
 
     /// Hands the dice to the opponent: the board turns round.

@@ -1,7 +1,7 @@
 //! Evaluation: players, seeded matches over both colours, and win rates
 //! with 95% confidence intervals.
 
-use crate::mcts::{Evaluator, MctsConfig, RolloutEvaluator, Search, sample_index};
+use crate::mcts::{Evaluator, MctsConfig, NetEvaluator, RolloutEvaluator, Search, sample_index};
 use crate::{Result, RlError};
 use minnow_envs::{EnvError, Game, Turn};
 use rand::{Rng, SeedableRng};
@@ -65,6 +65,51 @@ impl<G: Game, F: FnMut(&G) -> usize> Player<G> for FnPlayer<F> {
     fn act(&mut self, game: &G) -> Result<usize> {
         Ok((self.0)(game))
     }
+    fn played(&mut self, _: &G, _: usize, _: bool) {}
+}
+
+/// The network alone: the legal move with the largest policy logit, no
+/// search. After the first move it allocates nothing.
+#[derive(Debug)]
+pub struct PolicyPlayer<G: Game> {
+    evaluator: NetEvaluator<G>,
+    logits: Vec<f32>,
+    value: [f32; 1],
+    legal: Vec<u16>,
+}
+
+impl<G: Game> PolicyPlayer<G> {
+    pub fn new(evaluator: NetEvaluator<G>) -> Self {
+        Self { evaluator, logits: vec![0.0; G::ACTIONS], value: [0.0], legal: vec![0; G::MAX_LEGAL.max(1)] }
+    }
+
+    /// The logits and the value of the last position [`Player::act`] saw.
+    pub fn last_output(&self) -> (&[f32], f32) {
+        (&self.logits, self.value[0])
+    }
+}
+
+impl<G: Game> Player<G> for PolicyPlayer<G> {
+    fn start(&mut self, _: &G) {}
+
+    fn act(&mut self, game: &G) -> Result<usize> {
+        let n = game.legal_actions(&mut self.legal);
+        if n == 0 {
+            return Err(RlError::Env(EnvError::WrongTurn {
+                game: G::NAME,
+                expected: "a position with a legal move",
+                found: "none",
+            }));
+        }
+        self.evaluator.evaluate(std::slice::from_ref(game), &mut self.logits, &mut self.value);
+        let best = self.legal[..n]
+            .iter()
+            .copied()
+            .max_by(|&a, &b| self.logits[a as usize].total_cmp(&self.logits[b as usize]))
+            .expect("n > 0");
+        Ok(best as usize)
+    }
+
     fn played(&mut self, _: &G, _: usize, _: bool) {}
 }
 
@@ -183,6 +228,15 @@ pub fn wilson(k: u64, n: u64, z: f64) -> (f64, f64) {
 pub fn play_game<G: Game + Default>(players: [&mut dyn Player<G>; 2], seed: u64, max_moves: u32) -> Result<f32> {
     let mut game = G::default();
     game.reset(seed);
+    let end = play_from(players, game, seed, max_moves)?;
+    Ok(end.outcome(0).unwrap_or(0.0).clamp(-1.0, 1.0))
+}
+
+/// Plays `game` on to its end, or until `max_moves` moves have been
+/// made, with dice drawn from `seed`; `players[p]` moves for player `p`.
+/// Returns the last state (over unless the move limit was reached), so the
+/// caller can score it as it likes. A player's illegal move is an error.
+pub fn play_from<G: Game>(players: [&mut dyn Player<G>; 2], mut game: G, seed: u64, max_moves: u32) -> Result<G> {
     let mut dice = Pcg64Mcg::seed_from_u64(seed ^ 0xd1ce);
     let mut outcomes = vec![0.0; G::MAX_OUTCOMES.max(1)];
     let [a, b] = players;
@@ -191,7 +245,7 @@ pub fn play_game<G: Game + Default>(players: [&mut dyn Player<G>; 2], seed: u64,
     let mut moves = 0;
     loop {
         match game.turn() {
-            Turn::Over => return Ok(game.outcome(0).unwrap_or(0.0).clamp(-1.0, 1.0)),
+            Turn::Over => return Ok(game),
             Turn::Chance => {
                 let n = game.chance_outcomes(&mut outcomes);
                 let o = sample_index(&outcomes[..n], &mut dice);
@@ -201,7 +255,7 @@ pub fn play_game<G: Game + Default>(players: [&mut dyn Player<G>; 2], seed: u64,
             }
             Turn::Player(p) => {
                 if moves >= max_moves {
-                    return Ok(0.0);
+                    return Ok(game);
                 }
                 let action = if p == 0 { a.act(&game)? } else { b.act(&game)? };
                 game.apply(action)?;

@@ -9,9 +9,11 @@
 //! - [`AzRun`]: iterations of self-play threads overlapped with training,
 //!   snapshots swapped at the barrier, evaluation matches, atomic
 //!   checkpoints with exact resume.
+//! - [`AzAgent`]: a saved run's network, read back for evaluation or play.
 //! - [`eval`]: players (network MCTS, random-rollout MCTS, random, any
 //!   closure), seeded matches over both colours, Wilson 95% intervals.
 
+mod agent;
 mod config;
 pub mod eval;
 mod replay;
@@ -19,11 +21,13 @@ mod run;
 mod self_play;
 mod trainer;
 
+pub use agent::AzAgent;
 pub use config::{AzConfig, EvalConfig, NetworkConfig, SelfPlayConfig, TrainingConfig};
 pub use eval::{
-    FnPlayer, MatchResult, MctsPlayer, Player, RandomPlayer, play_game, play_match, rollout_player, wilson,
+    FnPlayer, MatchResult, MctsPlayer, Player, PolicyPlayer, RandomPlayer, play_from, play_game, play_match,
+    rollout_player, wilson,
 };
 pub use replay::{PositionReplay, Positions};
-pub use run::{AzRun, EvalReport, IterationReport, Totals, net_player};
+pub use run::{AzRun, EvalReport, IterationReport, Totals, evaluate_snapshot, net_player};
 pub use self_play::{SelfPlayStats, SelfPlayWorker};
 pub use trainer::{TrainLoss, Trainer, network_config};

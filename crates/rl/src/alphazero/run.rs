@@ -11,8 +11,8 @@
 //! Adam state, replay, the learner's RNG, counters) resumes it bit for bit.
 
 use super::{
-    AzConfig, NetworkConfig, PositionReplay, Positions, SelfPlayConfig, SelfPlayStats, SelfPlayWorker, TrainLoss,
-    Trainer, TrainingConfig, network_config,
+    AzAgent, AzConfig, NetworkConfig, PositionReplay, Positions, SelfPlayConfig, SelfPlayStats, SelfPlayWorker,
+    TrainLoss, Trainer, TrainingConfig, network_config,
 };
 use crate::mcts::{MctsConfig, NetEvaluator, check_network};
 use crate::state::StateSource;
@@ -235,21 +235,17 @@ impl<G: Game + Default + Send> AzRun<G> {
     where
         G: Sync,
     {
-        let started = Instant::now();
-        let e = &self.config.eval;
-        let (net, params, mcts) = (self.net(), &self.snapshot, &self.config.mcts);
-        let max_moves = self.config.self_play.max_moves;
-        let me = |s: u64| net_player::<G>(net, params, mcts, e.simulations, s);
-        let random = |s: u64| Ok(RandomPlayer::new::<G>(s));
-        let vs_random = play_match(&me, &random, random_games, seed, e.threads, max_moves)?;
-        let vs_rollout = if rollout_games > 0 {
-            let start = G::default();
-            let rollout = |s: u64| rollout_player(e.rollout_simulations, &start, s);
-            Some(play_match(&me, &rollout, rollout_games, seed ^ 0x5a5a, e.threads, max_moves)?)
-        } else {
-            None
-        };
-        Ok(EvalReport { vs_random, vs_rollout, seconds: started.elapsed().as_secs_f64() })
+        evaluate_snapshot::<G>(self.net(), &self.snapshot, &self.config, random_games, rollout_games, seed)
+    }
+
+    /// The current snapshot as an agent (for the evaluations that need one).
+    pub fn agent(&self) -> AzAgent {
+        AzAgent {
+            config: self.config.clone(),
+            net: self.net().clone(),
+            params: self.snapshot.clone(),
+            iteration: self.iteration,
+        }
     }
 
     /// The fields that shape the computation: a checkpoint resumes only
@@ -343,9 +339,35 @@ fn identity_of(config: &AzConfig) -> Identity {
 }
 
 /// "connect4 84-128x3-7": game, inputs, width, blocks, actions.
-fn network_label<G: Game>(config: &AzConfig) -> String {
+pub(super) fn network_label<G: Game>(config: &AzConfig) -> String {
     let n = network_config::<G>(&config.network);
     format!("{} {}-{}x{}-{}", G::NAME, n.inputs, n.width, n.blocks, n.policy)
+}
+
+/// Matches of a network (MCTS at `config.eval.simulations`, no noise)
+/// against the uniform-random player and against random-rollout MCTS
+/// (skipped when `rollout_games` is 0), seeded by `seed`.
+pub fn evaluate_snapshot<G: Game + Default + Sync>(
+    net: &PolicyValueNet,
+    params: &Arc<Params>,
+    config: &AzConfig,
+    random_games: usize,
+    rollout_games: usize,
+    seed: u64,
+) -> Result<EvalReport> {
+    let started = Instant::now();
+    let (e, mcts, max_moves) = (&config.eval, &config.mcts, config.self_play.max_moves);
+    let me = |s: u64| net_player::<G>(net, params, mcts, e.simulations, s);
+    let random = |s: u64| Ok(RandomPlayer::new::<G>(s));
+    let vs_random = play_match(&me, &random, random_games, seed, e.threads, max_moves)?;
+    let vs_rollout = if rollout_games > 0 {
+        let start = G::default();
+        let rollout = |s: u64| rollout_player(e.rollout_simulations, &start, s);
+        Some(play_match(&me, &rollout, rollout_games, seed ^ 0x5a5a, e.threads, max_moves)?)
+    } else {
+        None
+    };
+    Ok(EvalReport { vs_random, vs_rollout, seconds: started.elapsed().as_secs_f64() })
 }
 
 /// A network player over a snapshot.

@@ -16,6 +16,8 @@
 //! bottom), column `c`; `out[42 + 7 * r + c] = 1` where the opponent has
 //! one.
 
+pub mod pons;
+
 use crate::game::{check_player_turn, not_a_chance_node};
 use crate::{EnvError, Game, Turn};
 

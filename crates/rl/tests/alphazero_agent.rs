@@ -1,0 +1,71 @@
+//! A saved run read back as an agent, and the network-alone player.
+
+use minnow_arena::{CountingAlloc, count_allocations};
+use minnow_envs::{ConnectFour, Game, TicTacToe, Turn};
+use minnow_rl::alphazero::{AzAgent, AzConfig, AzRun, Player, PolicyPlayer, play_from};
+use minnow_rl::mcts::{Evaluator, NetEvaluator};
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+fn small() -> AzConfig {
+    let mut c = AzConfig::tictactoe();
+    c.iterations = 2;
+    c.self_play.games_per_iteration = 16;
+    c.self_play.parallel_games = 8;
+    c.training.min_replay = 32;
+    c.training.steps_per_iteration = 5;
+    c.training.batch = 32;
+    c
+}
+
+#[test]
+fn a_saved_run_loads_as_its_agent_and_only_for_its_game() {
+    let dir = std::env::temp_dir().join(format!("minnow-az-agent-{}", std::process::id()));
+    let path = dir.join("checkpoint.safetensors");
+    let mut run = AzRun::<TicTacToe>::new(small()).unwrap();
+    run.iterate().unwrap();
+    run.iterate().unwrap();
+    run.save(&path).unwrap();
+    let agent = AzAgent::load::<TicTacToe>(&path).unwrap();
+    assert_eq!(agent.iteration, 2);
+    assert_eq!(agent.config, *run.config());
+    assert!(agent.params.values() == run.snapshot().values(), "parameters differ");
+    assert_eq!(agent.net, *run.net());
+    let live = run.agent();
+    assert!(live.params.values() == agent.params.values());
+
+    let err = AzAgent::load::<ConnectFour>(&path).unwrap_err().to_string();
+    assert!(err.contains("'tictactoe'") && err.contains("'connect4'"), "{err}");
+    let err = AzAgent::load::<TicTacToe>(&dir.join("missing.safetensors")).unwrap_err().to_string();
+    assert!(err.contains("missing.safetensors"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn the_network_alone_plays_its_best_legal_logit_without_allocating() {
+    let run = AzRun::<TicTacToe>::new(small()).unwrap();
+    let agent = run.agent();
+    let mut player = PolicyPlayer::new(NetEvaluator::<TicTacToe>::new(&agent.net, agent.params.clone()).unwrap());
+    let mut check = NetEvaluator::<TicTacToe>::new(&agent.net, agent.params.clone()).unwrap();
+    let mut game = TicTacToe::new();
+    let mut legal = [0u16; 9];
+    let (mut logits, mut value) = ([0.0; 9], [0.0]);
+    while let Turn::Player(_) = game.turn() {
+        let action = player.act(&game).unwrap();
+        check.evaluate(std::slice::from_ref(&game), &mut logits, &mut value);
+        let n = game.legal_actions(&mut legal);
+        assert!(legal[..n].contains(&(action as u16)));
+        assert!(legal[..n].iter().all(|&a| logits[a as usize] <= logits[action]));
+        assert_eq!(player.last_output(), (&logits[..], value[0]));
+        game.apply(action).unwrap();
+    }
+    // A whole game between two copies, after a warm-up game.
+    let mut other = PolicyPlayer::new(NetEvaluator::<TicTacToe>::new(&agent.net, agent.params.clone()).unwrap());
+    play_from::<TicTacToe>([&mut player, &mut other], TicTacToe::new(), 0, 100).unwrap();
+    let (end, on_thread, _) =
+        count_allocations(|| play_from::<TicTacToe>([&mut player, &mut other], TicTacToe::new(), 1, 100).unwrap());
+    assert_eq!(end.turn(), Turn::Over);
+    // The one allocation is play_from's chance-outcome buffer, per game.
+    assert_eq!(on_thread.allocations, 1, "{} bytes", on_thread.bytes);
+}

@@ -1,0 +1,225 @@
+//! `cargo xtask eval TASK --checkpoint DIR [--simulations N] [--games N]`:
+//! a saved agent against the field's fixed yardsticks, printed as a table
+//! (and run at the end of `cargo xtask train az-connect4 | az-backgammon`).
+//!
+//! - az-connect4: mistake rates on Pascal Pons' test positions
+//!   (`data/connect4-pons/`) for the network alone and for MCTS, beside a
+//!   uniform-random player's exact rate; then matches against the random
+//!   player and random-rollout MCTS.
+//! - az-backgammon: matches against pubeval (`data/pubeval/`) for the
+//!   network alone and for MCTS, win rate and points per game; pubeval
+//!   against the random player as a sanity baseline; MCTS against random.
+
+use crate::pubeval_match::backgammon_suite;
+use clap::Args;
+use minnow_envs::connect4::pons::{self, PONS_SETS, PonsPosition};
+use minnow_envs::{Backgammon, ConnectFour, Game};
+use minnow_rl::alphazero::{AzAgent, EvalReport, Player, PolicyPlayer, evaluate_snapshot, net_player, wilson};
+use minnow_rl::mcts::NetEvaluator;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(Args, Debug)]
+pub struct EvalArgs {
+    /// The task whose agent is evaluated: az-connect4 or az-backgammon.
+    task: String,
+    /// The run directory (or its checkpoint.safetensors file).
+    #[arg(long)]
+    checkpoint: PathBuf,
+    /// MCTS simulations per move (default: the run's eval.simulations).
+    #[arg(long)]
+    simulations: Option<u32>,
+    /// Games per match (default: the run's eval.final_games for connect
+    /// four; 5000 for each backgammon match with pubeval, while MCTS
+    /// against random plays the run's eval.final_games).
+    #[arg(long)]
+    games: Option<usize>,
+}
+
+/// Seed of the evaluation matches: fixed, so every evaluation plays the
+/// same games.
+pub const EVAL_SEED: u64 = 20_261_122;
+
+/// Games against pubeval unless `--games` says otherwise.
+pub const PUBEVAL_GAMES: usize = 5000;
+
+pub fn run(args: EvalArgs) -> Result<(), String> {
+    let path = if args.checkpoint.is_dir() { args.checkpoint.join("checkpoint.safetensors") } else { args.checkpoint };
+    if !path.exists() {
+        return Err(format!("--checkpoint: no checkpoint at {}", path.display()));
+    }
+    if args.simulations == Some(0) {
+        return Err("--simulations: expected at least 1, found 0".into());
+    }
+    if args.games == Some(0) {
+        return Err("--games: expected at least 1, found 0".into());
+    }
+    let started = Instant::now();
+    match args.task.as_str() {
+        "az-connect4" => {
+            let agent = load::<ConnectFour>(&path)?;
+            println!("{}: az-connect4 agent after {} iterations", path.display(), agent.iteration);
+            let games = args.games.unwrap_or(agent.config.eval.final_games);
+            let report = connect4_suite(&agent, args.simulations, games, EVAL_SEED ^ 1)?;
+            print!("{}", report.table());
+        }
+        "az-backgammon" => {
+            let agent = load::<Backgammon>(&path)?;
+            println!("{}: az-backgammon agent after {} iterations", path.display(), agent.iteration);
+            let games = args.games.unwrap_or(PUBEVAL_GAMES);
+            let report = backgammon_suite(&agent, args.simulations, games, EVAL_SEED ^ 1)?;
+            print!("{}", report.table());
+        }
+        other => {
+            return Err(format!("eval: task '{other}' has no evaluation suite; expected az-connect4 or az-backgammon"));
+        }
+    }
+    println!("({:.1} s)", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+fn load<G: Game>(path: &Path) -> Result<AzAgent, String> {
+    AzAgent::load::<G>(path).map_err(|e| format!("--checkpoint: {e}"))
+}
+
+/// A proportion with its 95% Wilson interval.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Rate {
+    pub count: u64,
+    pub of: u64,
+    pub rate: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl Rate {
+    pub fn new(count: u64, of: u64) -> Self {
+        let (lo, hi) = wilson(count, of, 1.959_964);
+        Self { count, of, rate: count as f64 / of.max(1) as f64, lo, hi }
+    }
+}
+
+impl std::fmt::Display for Rate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:5.1}% [{:.1}-{:.1}]", 100.0 * self.rate, 100.0 * self.lo, 100.0 * self.hi)
+    }
+}
+
+/// One Pons set's mistake rates.
+#[derive(Clone, Debug, Serialize)]
+pub struct PonsRow {
+    pub set: &'static str,
+    pub label: &'static str,
+    pub network: Rate,
+    pub mcts: Rate,
+    /// A uniform-random player's exact expected rate.
+    pub random: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Connect4Report {
+    pub simulations: u32,
+    pub pons: Vec<PonsRow>,
+    pub matches: EvalReport,
+    pub rollout_simulations: u32,
+    pub seconds: f64,
+}
+
+impl Connect4Report {
+    pub fn table(&self) -> String {
+        let mut s = format!(
+            "Pons test positions: mistake rate [95% CI]\n  {:<18} {:>9}  {:<21} {:<21} {}\n",
+            "set",
+            "positions",
+            "network alone",
+            format!("MCTS {} sims", self.simulations),
+            "uniform random (exact)"
+        );
+        for r in &self.pons {
+            s += &format!(
+                "  {:<18} {:>9}  {:<21} {:<21} {:5.1}%\n",
+                r.label,
+                r.network.of,
+                r.network.to_string(),
+                r.mcts.to_string(),
+                100.0 * r.random
+            );
+        }
+        s += &format!("MCTS ({} sims) vs random:       {}\n", self.simulations, self.matches.vs_random);
+        if let Some(r) = self.matches.vs_rollout {
+            s += &format!("MCTS ({} sims) vs rollout MCTS ({}): {r}\n", self.simulations, self.rollout_simulations);
+        }
+        s
+    }
+}
+
+/// The connect-four suite: Pons mistake rates, then `games` games against
+/// random and against rollout MCTS (both colours).
+pub fn connect4_suite(
+    agent: &AzAgent,
+    simulations: Option<u32>,
+    games: usize,
+    seed: u64,
+) -> Result<Connect4Report, String> {
+    let started = Instant::now();
+    let mut config = agent.config.clone();
+    if let Some(n) = simulations {
+        config.eval.simulations = n;
+    }
+    let sims = config.eval.simulations;
+    let mut pons = Vec::new();
+    for (set, label) in PONS_SETS {
+        let path = crate::workspace_root().join("data/connect4-pons").join(format!("{set}.jsonl.gz"));
+        let positions = pons::load_set(&path).map_err(|e| e.to_string())?;
+        let n = positions.len() as u64;
+        let network = split(&positions, config.eval.threads, |_, chunk| {
+            let mut player = PolicyPlayer::new(NetEvaluator::new(&agent.net, agent.params.clone())?);
+            pons::count_mistakes(chunk, |g| player.act(g))
+        })?;
+        let mcts = split(&positions, config.eval.threads, |t, chunk| {
+            let mut player = net_player::<ConnectFour>(&agent.net, &agent.params, &config.mcts, sims, seed ^ t as u64)?;
+            pons::count_mistakes(chunk, |g| {
+                player.start(g);
+                player.act(g)
+            })
+        })?;
+        pons.push(PonsRow {
+            set,
+            label,
+            network: Rate::new(network, n),
+            mcts: Rate::new(mcts, n),
+            random: pons::random_mistakes(&positions) / n as f64,
+        });
+    }
+    let rollout_games = if config.eval.games_vs_rollout > 0 { games } else { 0 };
+    let matches = evaluate_snapshot::<ConnectFour>(&agent.net, &agent.params, &config, games, rollout_games, seed)
+        .map_err(|e| e.to_string())?;
+    Ok(Connect4Report {
+        simulations: sims,
+        pons,
+        matches,
+        rollout_simulations: config.eval.rollout_simulations,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// Mistakes over `positions`, counted in `threads` contiguous chunks (each
+/// with its own player, built from the chunk index), summed in order.
+fn split<F>(positions: &[PonsPosition], threads: usize, count: F) -> Result<u64, String>
+where
+    F: Fn(usize, &[PonsPosition]) -> minnow_rl::Result<usize> + Sync,
+{
+    let size = positions.len().div_ceil(threads.max(1)).max(1);
+    let counts: Vec<minnow_rl::Result<usize>> = std::thread::scope(|s| {
+        let count = &count;
+        let handles: Vec<_> =
+            positions.chunks(size).enumerate().map(|(t, chunk)| s.spawn(move || count(t, chunk))).collect();
+        handles.into_iter().map(|h| h.join().expect("an evaluation thread panicked")).collect()
+    });
+    let mut total = 0;
+    for c in counts {
+        total += c.map_err(|e| e.to_string())? as u64;
+    }
+    Ok(total)
+}
