@@ -1,13 +1,17 @@
-//! `cargo xtask`: minnow's command line (train, bench, profile).
+//! `cargo xtask`: minnow's command line (train, bench, profile, solve).
 
 mod az_task;
 mod bench;
+mod cube_eval;
+mod cube_puzzle;
+mod cube_task;
 mod dqn_task;
 mod logic_render;
 mod logic_task;
 mod machine;
 mod plot;
 mod profile;
+mod solve;
 mod train;
 
 use clap::{Parser, Subcommand};
@@ -32,6 +36,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// A per-op time breakdown of one workload.
     Profile(profile::ProfileArgs),
+    /// Solve puzzles with a trained cost-to-go and search (`solve cube`).
+    Solve(solve::SolveArgs),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +51,7 @@ fn main() -> ExitCode {
         Command::Train(args) => train::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Profile(args) => profile::run(args),
+        Command::Solve(args) => solve::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

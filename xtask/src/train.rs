@@ -14,7 +14,7 @@ use std::time::Instant;
 #[derive(Args, Debug)]
 pub struct TrainArgs {
     /// The task to train (default: logic-ca). `list` shows them all.
-    task: Option<String>,
+    pub(crate) task: Option<String>,
     /// A JSON file overriding the task's default config (unknown keys are errors).
     #[arg(long)]
     pub(crate) config: Option<PathBuf>,
@@ -43,6 +43,7 @@ const TASKS: &[(&str, &str, bool)] = &[
     ("logic-ca", "soft logic-gate cellular automaton learning the checkerboard (LOGIC_CA.md)", true),
     ("dqn-cube", "DQN on the 2x2x2 cube from scrambles, with a curriculum", true),
     ("dqn-2048", "DQN playing 2048", true),
+    ("cube-solver", "2x2x2 cube cost-to-go by value iteration, for `cargo xtask solve cube`", true),
     ("dqn-cartpole", "DQN on CartPole-v1, target mean return >= 475 within 100k steps", true),
     ("az-connect4", "AlphaZero-style self-play, connect four (issue 6)", true),
     ("az-backgammon", "AlphaZero-style self-play, backgammon (issue 6)", true),
@@ -60,6 +61,7 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
         None => Err(format!("train: unknown task '{task}'; `cargo xtask train list` shows the tasks")),
         Some((_, what, false)) => Err(format!("train: task '{task}' is not built yet: {what}")),
         Some(_) if task.starts_with("dqn-") => crate::dqn_task::train_dqn(&task, &args),
+        Some(_) if task == crate::cube_task::TASK => crate::cube_task::train_cube_solver(&args),
         Some(_) if task == "logic-ca" => crate::logic_task::train_logic_ca(&args),
         Some(_) if task.starts_with("az-") => crate::az_task::train_az(&task, &args),
         Some(_) => train_digits(&task, &args),

@@ -20,6 +20,7 @@ pub mod dqn;
 mod epsilon;
 mod error;
 pub mod mcts;
+pub mod puzzle;
 mod n_step;
 mod prioritized;
 mod replay;
