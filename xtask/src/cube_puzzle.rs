@@ -1,7 +1,8 @@
 //! The 2x2x2 cube as a [`Puzzle`] for the generic search and value
 //! iteration, and scrambles typed in the usual notation.
 
-use minnow_envs::{CubeState, MOVE_COUNT, MOVE_NAMES, OBSERVATION_SIZE, STATE_COUNT};
+use minnow_envs::CubeState;
+use minnow_envs::cube2::{MOVE_COUNT, MOVE_NAMES, OBSERVATION_SIZE, STATE_COUNT};
 use minnow_rl::puzzle::Puzzle;
 
 /// The cube with its DBL corner fixed: moves U U' R R' F F'.
@@ -21,7 +22,7 @@ impl Puzzle for Cube {
     }
 
     fn inverse(&self, action: usize) -> usize {
-        minnow_envs::inverse(action)
+        minnow_envs::cube2::inverse(action)
     }
 
     fn goal(&self) -> CubeState {

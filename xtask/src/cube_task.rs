@@ -198,8 +198,8 @@ pub fn train_cube_solver(args: &TrainArgs) -> Result<(), String> {
     Ok(())
 }
 
-const OBSERVATION: usize = minnow_envs::OBSERVATION_SIZE;
-const MOVES: usize = minnow_envs::MOVE_COUNT;
+const OBSERVATION: usize = minnow_envs::cube2::OBSERVATION_SIZE;
+const MOVES: usize = minnow_envs::cube2::MOVE_COUNT;
 
 /// The greedy policy at distance 7 and the value error at a few distances.
 fn evaluate_during(learner: &ValueIteration, eval: &CubeEvalConfig) -> Result<Vec<(&'static str, f64)>, String> {

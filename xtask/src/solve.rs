@@ -7,7 +7,8 @@ use crate::cube_eval::{DIAMETER, greedy_table, greedy_text, solver_table, solver
 use crate::cube_puzzle::{Cube, format_moves, parse_scramble};
 use crate::cube_task::{CubeSolverConfig, default_out};
 use clap::Args;
-use minnow_envs::{CubeDistances, CubeState, STATE_COUNT};
+use minnow_envs::cube2::STATE_COUNT;
+use minnow_envs::{CubeDistances, CubeState};
 use minnow_rl::puzzle::{BidirectionalBfs, LearnedHeuristic, SearchConfig, WeightedAStar, load_cost_to_go};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;

@@ -174,8 +174,10 @@ impl<P: Puzzle> WeightedAStar<P> {
                     self.g[i] = g;
                     self.parent[i] = a as u8;
                     if puzzle.is_goal(child) {
-                        solution.length = g as usize;
+                        // Ancestors reopened since their children were generated
+                        // make the traced path shorter than `g`.
                         self.trace_back(puzzle, child, start);
+                        solution.length = self.path.len();
                         return Ok(solution);
                     }
                     if !seen {
