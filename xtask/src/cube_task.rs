@@ -48,10 +48,10 @@ impl Default for CubeSolverConfig {
                 // uniform over the cube; the shorter walks teach the ends near
                 // the goal that everything else bootstraps from.
                 max_scramble: 20,
-                steps: 12_000,
+                steps: 7_000,
                 lr: 1e-3,
                 final_lr: 1e-4,
-                target: TargetRule { check_every: 50, loss_below: 0.05, max_age: 250 },
+                target: TargetRule { check_every: 50, loss_below: 0.05, max_age: 200 },
                 seed: 1,
             },
             search: SearchConfig { lambda: 0.6, batch: 32 },
