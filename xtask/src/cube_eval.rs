@@ -272,26 +272,40 @@ mod tests {
         let config = CubeSolverConfig::default();
         let saved: CubeSolverConfig =
             serde_json::from_str(&std::fs::read_to_string(out.join("config.json")).unwrap()).unwrap();
-        assert_eq!(saved, config, "runs/cube-solver was not trained with the default config");
+        assert_eq!(saved.training, config.training, "runs/cube-solver was not trained with the default config");
         let summary: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(out.join("eval.json")).unwrap()).unwrap();
         let minutes = summary["train_wall_seconds"].as_f64().unwrap() / 60.0;
-        assert!(minutes < 30.0, "training took {minutes:.1} minutes");
 
+        let mut unmet = Vec::new();
+        if minutes >= 30.0 {
+            unmet.push(format!("training took {minutes:.1} minutes"));
+        }
         let mut heuristic = crate::solve::load(&checkpoint).unwrap();
         let (count, seed) = (1000, config.eval.seed);
         let greedy = greedy_table(&mut heuristic, [7].into_iter(), count, seed).unwrap();
         println!("{}", greedy_text(&greedy));
-        assert!(greedy[0].within_2d >= 0.95, "greedy at distance 7: {:.1}% within 2d", 100.0 * greedy[0].within_2d);
+        if greedy[0].within_2d < 0.95 {
+            unmet.push(format!("greedy at distance 7: {:.1}% within 2d", 100.0 * greedy[0].within_2d));
+        }
         let rows = solver_table(&mut heuristic, config.search, 1..=DIAMETER, count, seed).unwrap();
         println!("{}", solver_text(&rows, config.search));
         for r in &rows {
-            assert_eq!(r.solved, count, "distance {}: {} of {count} solved", r.distance, r.solved);
-            assert!(r.mean_length <= 1.1 * r.mean_optimal, "distance {}: {:.2} vs {:.2}", r.distance, r.mean_length, r.mean_optimal);
-            assert!(r.mean_expanded <= 5000.0, "distance {}: {:.0} nodes expanded", r.distance, r.mean_expanded);
+            if r.solved < count {
+                unmet.push(format!("distance {}: {} of {count} solved", r.distance, r.solved));
+            }
+            if r.mean_length > 1.1 * r.mean_optimal {
+                unmet.push(format!("distance {}: length {:.2} vs {:.2}", r.distance, r.mean_length, r.mean_optimal));
+            }
+            if r.mean_expanded > 5000.0 {
+                unmet.push(format!("distance {}: {:.0} nodes expanded", r.distance, r.mean_expanded));
+            }
         }
         let mut times: Vec<f64> = rows.iter().flat_map(|r| r.times_ms.iter().copied()).collect();
         let ms = median(&mut times);
-        assert!(ms < 100.0, "median {ms:.1} ms per cube");
+        if ms >= 100.0 {
+            unmet.push(format!("median {ms:.1} ms per cube"));
+        }
+        assert!(unmet.is_empty(), "bars not met: {unmet:#?}");
     }
 }
