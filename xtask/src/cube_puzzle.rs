@@ -97,9 +97,15 @@ mod tests {
 
     #[test]
     fn bad_scramble_tokens_are_named() {
-        for (text, position, token) in
-            [("R U D", 3, "D"), ("R2 X'", 2, "X'"), ("U3", 1, "U3"), ("R r'", 2, "r'"), ("UR", 1, "UR"), ("é", 1, "é"), ("'", 1, "'")]
-        {
+        for (text, position, token) in [
+            ("R U D", 3, "D"),
+            ("R2 X'", 2, "X'"),
+            ("U3", 1, "U3"),
+            ("R r'", 2, "r'"),
+            ("UR", 1, "UR"),
+            ("é", 1, "é"),
+            ("'", 1, "'"),
+        ] {
             let err = parse_scramble(text).unwrap_err();
             assert_eq!(err, ScrambleError::BadMove { position, token: token.to_string() }, "{text}");
             assert!(err.to_string().contains(&format!("move {position} '{token}'")), "{err}");

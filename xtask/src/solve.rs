@@ -52,7 +52,8 @@ pub fn run(args: SolveArgs) -> Result<(), String> {
         return Err(format!("solve: unknown puzzle '{}'; expected 'cube' (the 2x2x2)", args.puzzle));
     }
     let defaults = CubeSolverConfig::default().search;
-    let search = SearchConfig { lambda: args.lambda.unwrap_or(defaults.lambda), batch: args.batch.unwrap_or(defaults.batch) };
+    let search =
+        SearchConfig { lambda: args.lambda.unwrap_or(defaults.lambda), batch: args.batch.unwrap_or(defaults.batch) };
     search.validate().map_err(|e| format!("solve: {e}"))?;
     let starts = match (&args.scramble, args.random, args.evaluate) {
         (Some(text), _, _) => {
@@ -130,8 +131,7 @@ pub(crate) fn load(path: &Path) -> Result<LearnedHeuristic, String> {
             path.display()
         ));
     }
-    let (_, heuristic) = load_cost_to_go(&Cube, path).map_err(|e| {
-        format!("--checkpoint {}: not a cube-solver checkpoint: {e}", path.display())
-    })?;
+    let (_, heuristic) = load_cost_to_go(&Cube, path)
+        .map_err(|e| format!("--checkpoint {}: not a cube-solver checkpoint: {e}", path.display()))?;
     Ok(heuristic)
 }

@@ -4,9 +4,7 @@
 use super::{Heuristic, Puzzle};
 use crate::{Check, Result};
 use minnow_autodiff::{Graph, ParamId, Params, Tape, Var};
-use minnow_nn::{
-    LayerNorm, LayerNormConfig, Linear, LinearConfig, Module, ResidualBlock, ResidualBlockConfig,
-};
+use minnow_nn::{LayerNorm, LayerNormConfig, Linear, LinearConfig, Module, ResidualBlock, ResidualBlockConfig};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 

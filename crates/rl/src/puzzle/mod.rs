@@ -44,7 +44,7 @@ pub use checkpoint::load_cost_to_go;
 pub use cost_to_go::{CostToGo, CostToGoConfig, LearnedHeuristic};
 pub use greedy::{greedy_move, greedy_solve};
 pub use heuristic::Heuristic;
-pub use value_iteration::{bellman_targets, TargetRule, ValueIteration, ValueIterationConfig, ValueIterationStats};
+pub use value_iteration::{TargetRule, ValueIteration, ValueIterationConfig, ValueIterationStats, bellman_targets};
 
 /// A deterministic puzzle: every move costs 1, every move has an inverse
 /// among the moves (so a random walk from the goal ends at most that many
