@@ -121,7 +121,7 @@ mod tests {
         let p = AdjacentSwaps::new(5).unwrap();
         let states = p.all_states();
         assert_eq!(states.len(), 120);
-        let mut seen = vec![false; 120];
+        let mut seen = [false; 120];
         for &s in &states {
             assert!(!std::mem::replace(&mut seen[p.index(s)], true));
             for a in 0..p.moves() {
