@@ -29,7 +29,9 @@ fn cube_solver_resumes_exactly_and_solves() {
     let config = root.join("config.json");
     std::fs::write(
         &config,
-        r#"{"training": {"net": {"hidden": 32, "width": 16, "blocks": 1}, "batch_size": 16},
+        // A constant learning rate: the anneal runs over `--steps`, which
+        // the interrupted run sets shorter.
+        r#"{"training": {"net": {"hidden": 32, "width": 16, "blocks": 1}, "batch_size": 16, "final_lr": 0.001},
             "eval": {"every": 10, "checkpoint_every": 10, "during": 2, "last": 2}}"#,
     )
     .unwrap();

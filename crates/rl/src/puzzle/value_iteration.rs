@@ -33,7 +33,8 @@ pub struct ValueIterationConfig {
     /// Walks are 1..=max_scramble moves long, uniformly.
     pub max_scramble: usize,
     pub steps: u64,
-    /// Adam's learning rate, annealed linearly to `final_lr` over `steps`.
+    /// Adam's learning rate, annealed linearly to `final_lr` over `steps`
+    /// (so a run stopped early and resumed with more steps anneals differently).
     pub lr: f32,
     pub final_lr: f32,
     pub target: TargetRule,
