@@ -36,7 +36,7 @@ pub struct SolveArgs {
     /// file (default: runs/cube-solver).
     #[arg(long)]
     checkpoint: Option<PathBuf>,
-    /// The path-cost weight of f = lambda g + h (default: the task's, 0.6).
+    /// The path-cost weight of f = lambda g + h (default: the task's, 0.8).
     #[arg(long)]
     lambda: Option<f32>,
     /// Open nodes expanded per iteration (default: the task's).
