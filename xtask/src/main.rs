@@ -1,7 +1,10 @@
-//! `cargo xtask`: minnow's command line (train, bench, profile, eval, play).
+//! `cargo xtask`: minnow's command line (train, bench, profile, eval, play, solve).
 
 mod az_task;
 mod bench;
+mod cube_eval;
+mod cube_puzzle;
+mod cube_task;
 mod dqn_task;
 mod eval;
 mod logic_render;
@@ -12,6 +15,7 @@ mod play;
 mod plot;
 mod profile;
 mod pubeval_match;
+mod solve;
 mod train;
 
 use clap::{Parser, Subcommand};
@@ -40,6 +44,8 @@ enum Command {
     Eval(eval::EvalArgs),
     /// Play a saved agent in the terminal (connect4, tictactoe).
     Play(play::PlayArgs),
+    /// Solve puzzles with a trained cost-to-go and search (`solve cube`).
+    Solve(solve::SolveArgs),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +61,7 @@ fn main() -> ExitCode {
         Command::Profile(args) => profile::run(args),
         Command::Eval(args) => eval::run(args),
         Command::Play(args) => play::run(args),
+        Command::Solve(args) => solve::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -14,7 +14,7 @@ use std::time::Instant;
 #[derive(Args, Debug)]
 pub struct TrainArgs {
     /// The task to train (default: logic-ca). `list` shows them all.
-    task: Option<String>,
+    pub(crate) task: Option<String>,
     /// A JSON file overriding the task's default config (unknown keys are errors).
     #[arg(long)]
     pub(crate) config: Option<PathBuf>,
@@ -44,6 +44,7 @@ const TASKS: &[(&str, &str, bool)] = &[
     ("dqn-cube", "DQN on the 2x2x2 cube from scrambles, with a curriculum", true),
     ("dqn-2048", "DQN playing 2048", true),
     ("ntuple-2048", "n-tuple network playing 2048, TD(0) on afterstates, one view", true),
+    ("cube-solver", "2x2x2 cube cost-to-go by value iteration, for `cargo xtask solve cube`", true),
     ("dqn-cartpole", "DQN on CartPole-v1, target mean return >= 475 within 100k steps", true),
     ("az-connect4", "AlphaZero-style self-play, connect four", true),
     ("az-backgammon", "AlphaZero-style self-play, backgammon", true),
@@ -62,6 +63,7 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
         Some((_, what, false)) => Err(format!("train: task '{task}' is not built yet: {what}")),
         Some(_) if task.starts_with("dqn-") => crate::dqn_task::train_dqn(&task, &args),
         Some(_) if task == "ntuple-2048" => crate::ntuple_task::train_ntuple(&args),
+        Some(_) if task == crate::cube_task::TASK => crate::cube_task::train_cube_solver(&args),
         Some(_) if task == "logic-ca" => crate::logic_task::train_logic_ca(&args),
         Some(_) if task.starts_with("az-") => crate::az_task::train_az(&task, &args),
         Some(_) => train_digits(&task, &args),

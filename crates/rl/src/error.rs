@@ -34,6 +34,8 @@ pub enum RlError {
     Diverged { update: u64, loss: f32 },
     #[error("{0}")]
     Resume(String),
+    #[error("{puzzle}: the goal cannot be reached from the start")]
+    Unreachable { puzzle: &'static str },
     #[error("{env}: DqnConfig.{option} needs DqnEnv::{needs}, which {env} does not provide")]
     NoModel { env: &'static str, option: &'static str, needs: &'static str },
 }

@@ -25,6 +25,7 @@ pub mod mcts;
 mod n_step;
 pub mod ntuple;
 mod prioritized;
+pub mod puzzle;
 mod replay;
 pub mod state;
 mod sum_tree;

@@ -1,0 +1,237 @@
+//! `cargo xtask train cube-solver`: a cost-to-go network for the 2x2x2
+//! cube trained by approximate value iteration over random scrambles (no
+//! oracle labels), with a progress bar, metrics, a curve, checkpoints
+//! (`--resume` continues exactly) and an evaluation against the exact BFS
+//! distances. `cargo xtask solve cube` then searches with it.
+
+use crate::cube_eval::{DIAMETER, greedy_table, greedy_text, value_errors};
+use crate::cube_puzzle::Cube;
+use crate::train::{FrontEnd, TrainArgs, layered};
+use minnow_rl::puzzle::{CostToGoConfig, SearchConfig, TargetRule, ValueIteration, ValueIterationConfig};
+use minnow_train::{Event, Observer};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+pub(crate) const TASK: &str = "cube-solver";
+
+/// The task's whole config: training, the search the solver runs, and the
+/// evaluations.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CubeSolverConfig {
+    pub training: ValueIterationConfig,
+    pub search: SearchConfig,
+    pub eval: CubeEvalConfig,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CubeEvalConfig {
+    /// Training steps between evaluations, and between checkpoints.
+    pub every: u64,
+    pub checkpoint_every: u64,
+    /// Positions per distance at each evaluation during training, and in
+    /// the final one.
+    pub during: usize,
+    pub last: usize,
+    pub seed: u64,
+}
+
+impl Default for CubeSolverConfig {
+    fn default() -> Self {
+        Self {
+            training: ValueIterationConfig {
+                net: CostToGoConfig { hidden: 512, width: 256, blocks: 2 },
+                batch_size: 500,
+                // Past 14 moves (the diameter) a walk's end is close to
+                // uniform over the cube; the shorter walks teach the ends near
+                // the goal that everything else bootstraps from.
+                max_scramble: 20,
+                steps: 7_000,
+                lr: 1e-3,
+                final_lr: 1e-4,
+                target: TargetRule { check_every: 50, loss_below: 0.05, max_age: 200 },
+                seed: 1,
+            },
+            // Batches of 4 expand about as many nodes as 1 at distance 14 and
+            // far fewer than 32 near the goal (every batch expands whole).
+            // Lambda 0.6 left distance 10 10.4% above optimal; 1.0 expands
+            // about 3x as much at distance 14 as 0.8 (docs/PERFORMANCE.md).
+            search: SearchConfig { lambda: 0.8, batch: 4 },
+            eval: CubeEvalConfig { every: 1000, checkpoint_every: 1000, during: 200, last: 1000, seed: 2024 },
+        }
+    }
+}
+
+impl CubeSolverConfig {
+    pub fn validate(&self) -> Result<(), String> {
+        self.training.validate().map_err(|e| format!("training: {e}"))?;
+        self.search.validate().map_err(|e| format!("search: {e}"))?;
+        let e = &self.eval;
+        for (key, value) in [
+            ("every", e.every),
+            ("checkpoint_every", e.checkpoint_every),
+            ("during", e.during as u64),
+            ("last", e.last as u64),
+        ] {
+            if value == 0 {
+                return Err(format!("eval.{key}: expected at least 1, found 0"));
+            }
+        }
+        Ok(())
+    }
+}
+
+pub(crate) fn default_out() -> PathBuf {
+    crate::workspace_root().join("runs").join(TASK)
+}
+
+fn read_config(args: &TrainArgs) -> Result<CubeSolverConfig, String> {
+    let mut config = match &args.config {
+        None => CubeSolverConfig::default(),
+        Some(path) => layered(CubeSolverConfig::default(), path)?,
+    };
+    if let Some(seed) = args.seed {
+        config.training.seed = seed;
+    }
+    if let Some(steps) = args.steps {
+        config.training.steps = steps;
+    }
+    config.validate()?;
+    Ok(config)
+}
+
+pub fn train_cube_solver(args: &TrainArgs) -> Result<(), String> {
+    let config = read_config(args)?;
+    let out = args.out.clone().unwrap_or_else(default_out);
+    std::fs::create_dir_all(&out).map_err(|e| format!("--out {}: {e}", out.display()))?;
+    let checkpoint = out.join("checkpoint.safetensors");
+    let mut learner = if args.resume {
+        if !checkpoint.exists() {
+            return Err(format!("--resume: no checkpoint at {}", checkpoint.display()));
+        }
+        ValueIteration::resume(&config.training, &Cube, &checkpoint).map_err(|e| e.to_string())?
+    } else {
+        if checkpoint.exists() {
+            return Err(format!(
+                "{} already holds a run: pass --resume to continue it, or --out for a new one",
+                out.display()
+            ));
+        }
+        ValueIteration::new(&config.training, OBSERVATION, MOVES).map_err(|e| e.to_string())?
+    };
+    write_json(&out.join("config.json"), &config)?;
+
+    let total = config.training.steps;
+    println!("training {TASK} for {total} steps of value iteration -> {}", out.display());
+    let mut front = FrontEnd::open(&out, learner.steps(), total, "greedy_d7_2d")?;
+    let (started, cpu_started, start_step) = (Instant::now(), cpu_seconds(), learner.steps());
+    let log_every = (total / 1000).max(1);
+    let mut eval_seconds = 0.0;
+    while !learner.is_done() {
+        let stats = learner.step(&Cube).map_err(|e| e.to_string())?;
+        let step = learner.steps();
+        if step.is_multiple_of(log_every) {
+            let metrics = [
+                ("loss", stats.loss as f64),
+                ("mean_target", stats.mean_target as f64),
+                ("target_updates", stats.target_updates as f64),
+            ];
+            front.observe(Event::Step { step, total, metrics: &metrics });
+            let seconds = started.elapsed().as_secs_f64() - eval_seconds;
+            front.bar.set_message(format!(
+                "loss {:.4} target {:.2} ({} target updates) | {:.1} steps/s",
+                stats.loss,
+                stats.mean_target,
+                stats.target_updates,
+                (step - start_step) as f64 / seconds
+            ));
+        }
+        if step.is_multiple_of(config.eval.every) || learner.is_done() {
+            let t = Instant::now();
+            let metrics = evaluate_during(&learner, &config.eval)?;
+            front.observe(Event::Eval { step, metrics: &metrics });
+            eval_seconds += t.elapsed().as_secs_f64();
+        }
+        if step.is_multiple_of(config.eval.checkpoint_every) || learner.is_done() {
+            learner.save::<Cube>(&checkpoint).map_err(|e| e.to_string())?;
+            front.observe(Event::Checkpoint { step, path: &checkpoint });
+        }
+    }
+    front.bar.finish_and_clear();
+    let wall = started.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu_started;
+    front.plot(&out.join("curve.png"), TASK)?;
+    println!(
+        "{TASK}: {} steps in {wall:.1} s wall, {cpu:.1} s CPU (of which evaluations {eval_seconds:.1} s wall)",
+        learner.steps() - start_step
+    );
+
+    let t = Instant::now();
+    let mut heuristic = learner.heuristic();
+    let greedy = greedy_table(&mut heuristic, 1..=DIAMETER, config.eval.last, config.eval.seed)?;
+    let errors = value_errors(&mut heuristic, config.eval.last, config.eval.seed)?;
+    println!(
+        "one-view greedy policy, {} positions per distance ({:.1} s):\n{}",
+        config.eval.last,
+        t.elapsed().as_secs_f64(),
+        greedy_text(&greedy)
+    );
+    let mut table = format!("{:>8} {:>10} {:>10}\n", "distance", "J - d", "|J - d|");
+    for (d, (bias, mae)) in errors.iter().enumerate() {
+        table += &format!("{:>8} {bias:>10.3} {mae:>10.3}\n", d + 1);
+    }
+    println!("cost-to-go against the exact distances:\n{table}");
+    let summary = serde_json::json!({
+        "steps": learner.steps(),
+        "train_wall_seconds": wall - eval_seconds,
+        "wall_seconds": wall,
+        "cpu_seconds": cpu,
+        "resumed": args.resume,
+        "greedy_d7_within_2d": greedy[6].within_2d,
+        "greedy_within_2d": greedy.iter().map(|r| r.within_2d).collect::<Vec<_>>(),
+        "value_mae": errors.iter().map(|e| e.1).collect::<Vec<_>>(),
+    });
+    write_json(&out.join("eval.json"), &summary)?;
+    println!(
+        "wrote {}/{{metrics.jsonl, curve.png, checkpoint.safetensors, config.json, eval.json}}; \
+         `cargo xtask solve cube --evaluate 1000` runs the solver",
+        out.display()
+    );
+    Ok(())
+}
+
+const OBSERVATION: usize = minnow_envs::cube2::OBSERVATION_SIZE;
+const MOVES: usize = minnow_envs::cube2::MOVE_COUNT;
+
+/// The greedy policy at distance 7 and the value error at a few distances.
+fn evaluate_during(learner: &ValueIteration, eval: &CubeEvalConfig) -> Result<Vec<(&'static str, f64)>, String> {
+    let mut heuristic = learner.heuristic();
+    let greedy = greedy_table(&mut heuristic, [7].into_iter(), eval.during, eval.seed)?;
+    let errors = value_errors(&mut heuristic, eval.during, eval.seed)?;
+    Ok(vec![
+        ("greedy_d7_2d", greedy[0].within_2d),
+        ("value_mae_d4", errors[3].1),
+        ("value_mae_d7", errors[6].1),
+        ("value_mae_d10", errors[9].1),
+        ("value_mae_d12", errors[11].1),
+        ("value_mae_d14", errors[13].1),
+    ])
+}
+
+fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), String> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// User plus system CPU time of this process so far, from /proc (0 where
+/// there is none).
+pub(crate) fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return 0.0 };
+    let Some((_, after_name)) = stat.rsplit_once(')') else { return 0.0 };
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime and stime, fields 14 and 15 of the file, in clock ticks of 1/100 s.
+    (ticks(11) + ticks(12)) / 100.0
+}
