@@ -164,6 +164,8 @@ impl CheckerboardConfig {
             train_steps: 3000,
             // 9 cells per grid: one 16-lane tile each.
             lanes: 16,
+            // Only the exact rule will do (all 512 boards).
+            stop_score: 1.0,
             checkpoint_every: 500,
             ..Self::default()
         }

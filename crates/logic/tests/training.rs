@@ -318,32 +318,29 @@ fn game_of_life_batches_are_boards_and_their_next_boards() {
     }
 }
 
-/// Game of Life as docs/LOGIC_CA.md trains it (3000 steps): the kept circuit
-/// is the exact rule, right on all 512 boards and on larger grids. Run
-/// in release: `cargo test --release -p minnow-logic --test training --
-/// --ignored`.
+/// Game of Life as docs/LOGIC_CA.md trains it (3000 steps, the default
+/// population of 2 members), from seeds 1-8: the kept circuit is the exact
+/// rule, right on all 512 boards and on larger grids, from at least 7 of
+/// them (docs/PERFORMANCE.md has the table). Run in release: `cargo test
+/// --release -p minnow-logic --test training -- --ignored
+/// learns_the_game_of_life_exactly`.
 #[test]
-#[ignore = "about a minute in release"]
+#[ignore = "about 1.5 minutes in release"]
 fn learns_the_game_of_life_exactly() {
-    let config = CheckerboardConfig::game_of_life();
-    let mut trainer = CheckerboardTrainer::new(&config).unwrap();
-    let mut best = 0;
-    for _ in 0..config.train_steps {
-        let report = trainer.step().unwrap();
-        if report.hard_errors == 0 {
-            let program = minnow_logic::HardProgram::new(
-                trainer.model().circuit(),
-                trainer.last_ops(),
-                config.ca.boundary,
-                minnow_logic::Prune::Channel0,
-            );
-            let life = minnow_logic::life::hard_life_accuracy(&program, 4, 1);
-            best = best.max(life.boards_right);
-            if life.boards_right == 512 {
-                assert_eq!(life.large_grids, 1.0);
-                return;
-            }
+    let mut exact = Vec::new();
+    for seed in 1..=8 {
+        let config = CheckerboardConfig { seed, ..CheckerboardConfig::game_of_life() };
+        let trained = minnow_logic::train_checkerboard(&config, |_| std::ops::ControlFlow::Continue(())).unwrap();
+        let program = minnow_logic::HardProgram::new(
+            trained.model.circuit(),
+            &trained.ops,
+            config.ca.boundary,
+            minnow_logic::Prune::Channel0,
+        );
+        let life = minnow_logic::life::hard_life_accuracy(&program, 4, 1);
+        if life.boards_right == 512 && life.large_grids == 1.0 {
+            exact.push(seed);
         }
     }
-    panic!("no circuit was right on all 512 boards (best {best})");
+    assert!(exact.len() >= 7, "the exact rule from seeds {exact:?} only");
 }
