@@ -30,6 +30,10 @@ pub struct TrainArgs {
     /// Train for this many steps (overrides the config's).
     #[arg(long)]
     pub(crate) steps: Option<u64>,
+    /// logic-ca: train each seed of FIRST..LAST in turn and print a table
+    /// row per seed (writes nothing).
+    #[arg(long, value_name = "FIRST..LAST")]
+    pub(crate) sweep_seeds: Option<String>,
 }
 
 /// The task a bare `cargo xtask train` runs.
@@ -40,7 +44,7 @@ const TASKS: &[(&str, &str, bool)] = &[
     ("digits-mlp", "MLP on the UCI digits (8x8 images), target >= 97% test accuracy", true),
     ("digits-cnn", "Conv2d network on the UCI digits, target >= 98% test accuracy", true),
     ("digits-lstm", "LSTM reading the digits row by row, target >= 95% test accuracy", true),
-    ("logic-ca", "soft logic-gate cellular automaton learning the checkerboard (LOGIC_CA.md)", true),
+    ("logic-ca", "soft logic-gate cellular automaton learning the checkerboard (docs/LOGIC_CA.md)", true),
     ("dqn-cube", "DQN on the 2x2x2 cube from scrambles, with a curriculum", true),
     ("dqn-2048", "DQN playing 2048", true),
     ("ntuple-2048", "n-tuple network playing 2048, TD(0) on afterstates, one view", true),
@@ -61,6 +65,9 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
     match TASKS.iter().find(|(name, _, _)| *name == task) {
         None => Err(format!("train: unknown task '{task}'; `cargo xtask train list` shows the tasks")),
         Some((_, what, false)) => Err(format!("train: task '{task}' is not built yet: {what}")),
+        Some(_) if args.sweep_seeds.is_some() && task != "logic-ca" => {
+            Err(format!("train: --sweep-seeds is for logic-ca, not '{task}'"))
+        }
         Some(_) if task.starts_with("dqn-") => crate::dqn_task::train_dqn(&task, &args),
         Some(_) if task == "ntuple-2048" => crate::ntuple_task::train_ntuple(&args),
         Some(_) if task == crate::cube_task::TASK => crate::cube_task::train_cube_solver(&args),

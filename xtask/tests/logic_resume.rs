@@ -48,6 +48,12 @@ fn resume_in_a_new_process_is_bit_identical() {
         assert_eq!(a.meta(key), b.meta(key), "{key}");
     }
     assert_eq!(a.meta("step"), Some("12"));
+    // The second member of the default population, too.
+    let member = |dir: &Path| minnow_nn::Checkpoint::load(&dir.join("checkpoint-member-1.safetensors")).unwrap();
+    let (a1, b1) = (member(&straight), member(&interrupted));
+    assert_eq!(a1.tensor("update.0"), b1.tensor("update.0"));
+    assert_eq!(a1.meta("rng"), b1.meta("rng"));
+    assert_ne!(a1.tensor("update.0"), a.tensor("update.0"), "members train apart");
     // Every step's metrics once, and everything else written.
     let lines = std::fs::read_to_string(interrupted.join("metrics.jsonl")).unwrap();
     assert_eq!(lines.lines().filter(|l| l.contains("\"loss\"")).count(), 12);
@@ -88,12 +94,20 @@ fn other_circuits_and_bad_configs_are_clear_errors() {
         (r#"{"ca": {"update": [100, 8]}}"#, "2 * outputs >= inputs"),
         (r#"{"ca_steps": 0}"#, "ca_steps"),
         (r#"{"seeed": 1}"#, "seeed"),
+        (r#"{"population": 0}"#, "population: expected at least 1 member"),
     ] {
         std::fs::write(&config, json).unwrap();
         let output = train(&root.join("bad"), &config, 3, false);
         let err = String::from_utf8_lossy(&output.stderr);
         assert!(!output.status.success() && err.contains(words) && !err.contains("panicked"), "{json}: {err}");
     }
+    // A seed range that is not one.
+    let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["train", "logic-ca", "--sweep-seeds", "9..2"])
+        .output()
+        .expect("xtask runs");
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success() && err.contains("--sweep-seeds: expected FIRST..LAST"), "{err}");
     // Zero steps from the command line.
     std::fs::write(&config, CONFIG).unwrap();
     let output = train(&root.join("zero"), &config, 0, false);

@@ -1,4 +1,4 @@
-//! `logic_ca/step` and `logic_ca/hard` (LOGIC_CA.md).
+//! `logic_ca/step` and `logic_ca/hard` (docs/LOGIC_CA.md).
 //!
 //! - `logic_ca/step`: one training step of the checkerboard logic CA
 //!   exactly as specified (16x16, 8 channels, 3040 gates, 20 unrolled

@@ -1,4 +1,4 @@
-//! Trains the checkerboard logic CA of LOGIC_CA.md and reports when the
+//! Trains the checkerboard logic CA of docs/LOGIC_CA.md and reports when the
 //! hard circuit reaches 100%, the time per step, and the pruned circuit
 //! (with its accuracy on fresh grids, and on 64x64 grids over 80 steps).
 //!
@@ -7,7 +7,9 @@
 //!     [--size N] [--ca-steps N]
 
 use minnow_logic::hard::active_gates;
-use minnow_logic::{CheckerboardConfig, CheckerboardTrainer, HardProgram, Prune, Rollout, hard_checkerboard_accuracy};
+use minnow_logic::{
+    CheckerboardConfig, CheckerboardTrainer, HardProgram, Prune, Rollout, hard_checkerboard_accuracy, selection_score,
+};
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -42,9 +44,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut step_times = Vec::with_capacity(config.train_steps);
     let mut first_perfect = None;
     let mut perfect_steps = 0;
-    // The circuit to keep: among steps whose batch came out 100% right, the
-    // one most accurate on fresh grids (later updates may move away from a
-    // good circuit, so the final one is only the fallback).
+    // The circuit to keep, by the library's policy: among steps whose batch
+    // came out 100% right, the best on held-out grids (later updates may
+    // move away from a good circuit, so the final one is only the
+    // fallback). One member here: the whole run is one seed's.
     let mut best: Option<(f64, usize, Vec<u8>)> = None;
     let mut program = HardProgram::default();
     for _ in 0..config.train_steps {
@@ -55,7 +58,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             perfect_steps += 1;
             first_perfect.get_or_insert(r.step);
             program.rebuild(trainer.model().circuit(), trainer.last_ops(), boundary, Prune::Channel0);
-            let fresh = hard_checkerboard_accuracy(&program, h, w, n, 50, 1234);
+            let fresh = selection_score(&config, &program);
             if best.as_ref().is_none_or(|b| fresh > b.0) {
                 best = Some((fresh, r.step, trainer.last_ops().to_vec()));
             }

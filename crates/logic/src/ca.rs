@@ -39,7 +39,7 @@ pub enum Boundary {
 }
 
 /// The architecture of a logic CA. Defaults are the checkerboard task of
-/// LOGIC_CA.md: 16x16, 8 channels, 16 kernels of layers 8, 4, 2, update
+/// docs/LOGIC_CA.md: 16x16, 8 channels, 16 kernels of layers 8, 4, 2, update
 /// 264 -> 256 x 10 -> 128, 64, 32, 16, 8, 8, zero boundary, pass-through
 /// logit 10.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -365,6 +365,16 @@ impl LogicCa {
     /// (`[params, 16]`) and coefficients (`[params]`).
     #[track_caller]
     pub fn fold(&self, probs: &mut [f32], coeffs: &mut [[f32; 4]]) {
+        self.fold_perturbed(probs, coeffs, |_| {});
+    }
+
+    /// [`fold`](Self::fold) of logits that `perturb` edits first (a copy
+    /// of each gate's 16, in parameter-gate order): noisy logits for
+    /// training. The gradient of [`write_logit_grads`](Self::write_logit_grads)
+    /// is then that of the perturbed circuit, an additive perturbation
+    /// having derivative 1.
+    #[track_caller]
+    pub fn fold_perturbed(&self, probs: &mut [f32], coeffs: &mut [[f32; 4]], mut perturb: impl FnMut(&mut [f32; OPS])) {
         assert!(
             probs.len() == self.circuit.params * OPS && coeffs.len() == self.circuit.params,
             "LogicCa::fold: expected probs [{}, 16] and {} coefficient quads, found {} and {}",
@@ -374,7 +384,10 @@ impl LogicCa {
             coeffs.len()
         );
         for (p, (probs, c)) in probs.chunks_exact_mut(OPS).zip(coeffs.iter_mut()).enumerate() {
-            *c = gates::fold(self.logits(p), probs);
+            let mut logits = [0.0; OPS];
+            logits.copy_from_slice(self.logits(p));
+            perturb(&mut logits);
+            *c = gates::fold(&logits, probs);
         }
     }
 

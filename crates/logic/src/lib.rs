@@ -14,6 +14,8 @@
 //!   asynchronous updates), from a serde'd, validated config: unrolled
 //!   rollout with backward through time on worker threads, AdamW, hard
 //!   accuracy each step; [`checkpoint`]: atomic checkpoints, exact resume.
+//! - [`population`]: several members trained side by side, and the one
+//!   policy that picks the circuit a run keeps.
 //! - [`hard`]: argmax circuits, pruned, run bit-parallel (64 cells per
 //!   `u64`), written as text, Verilog or C (`HardProgram::to_verilog`,
 //!   `to_c`); [`trained`] ships a trained checkerboard circuit.
@@ -39,11 +41,13 @@
 //!
 //! ```no_run
 //! use minnow_logic::{CheckerboardConfig, train_checkerboard};
-//! let trained = train_checkerboard(&CheckerboardConfig::default(), |r| {
-//!     println!("step {} loss {:.2} hard accuracy {:.3}", r.step, r.loss, r.hard_accuracy);
+//! let trained = train_checkerboard(&CheckerboardConfig::default(), |reports| {
+//!     for r in reports {
+//!         println!("step {} loss {:.2} hard accuracy {:.3}", r.step, r.loss, r.hard_accuracy);
+//!     }
 //!     std::ops::ControlFlow::Continue(())
 //! })?;
-//! println!("100% at step {:?}", trained.first_perfect);
+//! println!("100% at step {:?}, kept {:?}", trained.first_perfect, trained.kept.map(|k| k.step));
 //! # Ok::<(), minnow_logic::LogicError>(())
 //! ```
 
@@ -57,6 +61,7 @@ pub mod gates;
 pub mod hard;
 pub mod layer;
 pub mod life;
+pub mod population;
 pub mod reference;
 pub mod robustness;
 mod rollout;
@@ -72,6 +77,7 @@ pub use ca::{Boundary, Circuit, LogicCa, LogicCaConfig};
 pub use error::{LayerName, LogicError, Result};
 pub use hard::{BitGrid, HardProgram, HardScratch, Prune};
 pub use layer::{Gate, GateLayer};
+pub use population::{Kept, Population, selection_score};
 pub use rollout::{Rollout, SoftRollout};
 pub use train::{
     CheckerboardConfig, CheckerboardTrainer, StepReport, Trained, Variant, checkerboard, hard_checkerboard_accuracy,

@@ -68,6 +68,28 @@ fn training_steps_allocate_nothing_after_warm_up() {
         assert_eq!(global.allocations, 0, "{:?}: {} bytes", config.variant, global.bytes);
     }
 
+    // A population of members, stepped together, with noisy logits and
+    // part of the hard circuit in the forward pass (the options that draw
+    // and mix); no member's batch is 100% right this early, so nothing is
+    // offered to the keeper.
+    let config = CheckerboardConfig {
+        ca_steps: 2,
+        population: 3,
+        logit_noise: 0.3,
+        hard_mix: 1.0,
+        ..CheckerboardConfig::default()
+    };
+    let mut population = minnow_logic::Population::new(&config).unwrap();
+    for _ in 0..2 {
+        population.step().unwrap();
+    }
+    let (_, _, global) = count_allocations(|| {
+        for _ in 0..5 {
+            assert!(population.step().unwrap().iter().all(|r| r.hard_errors > 0));
+        }
+    });
+    assert_eq!(global.allocations, 0, "population steps: {} bytes", global.bytes);
+
     // The shipped hard circuit on the benchmark's 512x512 grid.
     let program = minnow_logic::trained::checkerboard();
     let mut grid = BitGrid::new(512, 512, program.channels());

@@ -136,30 +136,101 @@ fn learns_a_small_checkerboard() {
     assert!(best >= 0.8, "best hard accuracy {best}");
 }
 
-/// The full task (500 steps of the reference configuration) from the
-/// default seed (12), which reaches 100% hard accuracy at step 223 with a
-/// circuit that also holds on 64x64 grids and under damage; most other
-/// seeds do not reach 100% within 500 steps (docs/PERFORMANCE.md). Run it
+/// The target for the full task from every seed 1-32 (the default config:
+/// a population of 2 members, up to 500 steps): at least 29 seeds reach
+/// 100% hard accuracy, and their kept circuits hold at least 99% on 64x64
+/// grids and under damage. The method does not meet it yet: 2 of seeds 1-8
+/// (docs/PERFORMANCE.md has the table), so this test fails today. Run it
 /// in release: `cargo test --release -p minnow-logic --test training --
-/// --ignored`.
+/// --ignored converges_from_almost_every_seed`.
 #[test]
-#[ignore = "about 15 s in release, several minutes at opt-level 1"]
-fn reproduces_the_checkerboard_result() {
-    let config = CheckerboardConfig::default();
-    assert_eq!(config.seed, 12);
-    let trained = minnow_logic::train_checkerboard(&config, |_| std::ops::ControlFlow::Continue(())).unwrap();
-    let step = trained.first_perfect.expect("hard accuracy reaches 100% within 500 steps");
-    assert!(step < 500);
-    let ops = trained.perfect_ops.expect("the ops of the first 100% step");
-    let program = minnow_logic::HardProgram::new(
-        trained.model.circuit(),
-        &ops,
-        config.ca.boundary,
-        minnow_logic::Prune::Channel0,
-    );
+#[ignore = "about 25 minutes of CPU in release; fails with today's method"]
+fn converges_from_almost_every_seed() {
     let checks = minnow_logic::robustness::RobustnessConfig::default();
-    let r = minnow_logic::robustness::checkerboard_robustness(&program, &checks);
-    assert!(r.large >= 0.99 && r.damaged >= 0.99, "{r:?}");
+    let mut good = Vec::new();
+    for seed in 1..=32 {
+        let config = CheckerboardConfig { seed, ..CheckerboardConfig::default() };
+        let trained = minnow_logic::train_checkerboard(&config, |_| std::ops::ControlFlow::Continue(())).unwrap();
+        let Some(kept) = trained.kept else { continue };
+        assert!(kept.step < 500 && trained.first_perfect.is_some_and(|s| s <= kept.step));
+        let program = minnow_logic::HardProgram::new(
+            trained.model.circuit(),
+            &trained.ops,
+            config.ca.boundary,
+            minnow_logic::Prune::Channel0,
+        );
+        let r = minnow_logic::robustness::checkerboard_robustness(&program, &checks);
+        if r.large >= 0.99 && r.damaged >= 0.99 {
+            good.push(seed);
+        }
+    }
+    assert!(good.len() >= 29, "only seeds {good:?} reach 100% with a circuit that holds");
+}
+
+/// A population keeps the best circuit of any member: a member that finds
+/// a 100% circuit ends the run once the circuit scores `stop_score`, and
+/// the kept ops are that member's at that step.
+#[test]
+fn population_keeps_a_member_circuit_and_stops() {
+    // A small board, three members.
+    let config = CheckerboardConfig {
+        ca: minnow_logic::LogicCaConfig { height: 8, width: 8, ..Default::default() },
+        ca_steps: 10,
+        seed: 2,
+        train_steps: 3,
+        population: 3,
+        ..CheckerboardConfig::default()
+    };
+    let mut population = minnow_logic::Population::new(&config).unwrap();
+    let seeds: Vec<u64> = population.members().iter().map(|m| m.config().seed).collect();
+    assert_eq!(seeds[0], 2);
+    assert!(seeds[1] != seeds[0] && seeds[2] != seeds[1] && seeds[2] != seeds[0]);
+    let reports = population.step().unwrap().to_vec();
+    assert_eq!(reports.len(), 3);
+    // Members differ in wiring and data, so in loss.
+    assert!(reports[0].loss != reports[1].loss && reports[1].loss != reports[2].loss, "{reports:?}");
+    assert_eq!(population.steps_done(), 1);
+
+    assert!(population.kept().is_none() && population.first_perfect().is_none() && !population.done());
+
+    // The policy: of the circuits offered, the best-scoring is kept (the
+    // first of equals), and a kept score of at least `stop_score` ends the
+    // run. Candidates: all wires (member 1) and all FALSE (member 2).
+    let params = population.members()[1].model().circuit().params;
+    let score = |ops: &[u8]| {
+        let circuit = population.members()[1].model().circuit();
+        let program = minnow_logic::HardProgram::new(circuit, ops, config.ca.boundary, minnow_logic::Prune::Channel0);
+        minnow_logic::selection_score(&config, &program)
+    };
+    let (wires, constant) = (vec![3u8; params], vec![0u8; params]);
+    let (s_wires, s_constant) = (score(&wires), score(&constant));
+    assert!(s_wires < 0.9 && s_constant < 0.9, "neither draws a checkerboard: {s_wires} {s_constant}");
+    population.offer(1, 7, &wires);
+    let first = population.kept().cloned().expect("an offered circuit is kept");
+    assert_eq!((first.member, first.step, first.seed, first.score), (1, 7, seeds[1], s_wires));
+    population.offer(2, 8, &constant);
+    population.offer(1, 9, &wires);
+    let kept = population.kept().cloned().unwrap();
+    if s_constant > s_wires {
+        assert_eq!((kept.member, kept.step, kept.score), (2, 8, s_constant));
+    } else {
+        assert_eq!(kept, first);
+    }
+    assert_eq!(population.done(), kept.score >= config.stop_score);
+    let (_, ops, result) = population.into_result();
+    assert_eq!(result, Some(kept.clone()));
+    assert_eq!(ops, kept.ops);
+}
+
+#[test]
+fn a_population_of_zero_is_a_config_error() {
+    let config = CheckerboardConfig { population: 0, ..CheckerboardConfig::default() };
+    let e = minnow_logic::Population::new(&config).unwrap_err();
+    assert!(e.to_string().contains("population"), "{e}");
+    let e = CheckerboardConfig::from_json(r#"{"population": 0}"#).unwrap_err();
+    assert!(e.to_string().contains("CheckerboardConfig.population: expected at least 1 member, found 0"), "{e}");
+    let e = CheckerboardConfig::from_json(r#"{"logit_noise": -1}"#).unwrap_err();
+    assert!(e.to_string().contains("logit_noise"), "{e}");
 }
 
 /// The asynchronous variant: its reported hard accuracy is the float hard
@@ -247,32 +318,29 @@ fn game_of_life_batches_are_boards_and_their_next_boards() {
     }
 }
 
-/// Game of Life as LOGIC_CA.md trains it (3000 steps): the kept circuit
-/// is the exact rule, right on all 512 boards and on larger grids. Run
-/// in release: `cargo test --release -p minnow-logic --test training --
-/// --ignored`.
+/// Game of Life as docs/LOGIC_CA.md trains it (3000 steps, the default
+/// population of 2 members), from seeds 1-8: the kept circuit is the exact
+/// rule, right on all 512 boards and on larger grids, from at least 7 of
+/// them (docs/PERFORMANCE.md has the table). Run in release: `cargo test
+/// --release -p minnow-logic --test training -- --ignored
+/// learns_the_game_of_life_exactly`.
 #[test]
-#[ignore = "about a minute in release"]
+#[ignore = "about 1.5 minutes in release"]
 fn learns_the_game_of_life_exactly() {
-    let config = CheckerboardConfig::game_of_life();
-    let mut trainer = CheckerboardTrainer::new(&config).unwrap();
-    let mut best = 0;
-    for _ in 0..config.train_steps {
-        let report = trainer.step().unwrap();
-        if report.hard_errors == 0 {
-            let program = minnow_logic::HardProgram::new(
-                trainer.model().circuit(),
-                trainer.last_ops(),
-                config.ca.boundary,
-                minnow_logic::Prune::Channel0,
-            );
-            let life = minnow_logic::life::hard_life_accuracy(&program, 4, 1);
-            best = best.max(life.boards_right);
-            if life.boards_right == 512 {
-                assert_eq!(life.large_grids, 1.0);
-                return;
-            }
+    let mut exact = Vec::new();
+    for seed in 1..=8 {
+        let config = CheckerboardConfig { seed, ..CheckerboardConfig::game_of_life() };
+        let trained = minnow_logic::train_checkerboard(&config, |_| std::ops::ControlFlow::Continue(())).unwrap();
+        let program = minnow_logic::HardProgram::new(
+            trained.model.circuit(),
+            &trained.ops,
+            config.ca.boundary,
+            minnow_logic::Prune::Channel0,
+        );
+        let life = minnow_logic::life::hard_life_accuracy(&program, 4, 1);
+        if life.boards_right == 512 && life.large_grids == 1.0 {
+            exact.push(seed);
         }
     }
-    panic!("no circuit was right on all 512 boards (best {best})");
+    assert!(exact.len() >= 7, "the exact rule from seeds {exact:?} only");
 }
