@@ -266,6 +266,7 @@ mod tests {
                 resume: false,
                 seed: None,
                 steps: None,
+                sweep_seeds: None,
             };
             crate::cube_task::train_cube_solver(&args).unwrap();
         }

@@ -37,14 +37,7 @@ impl<G: Game> Player<G> for RandomPlayer {
     fn start(&mut self, _: &G) {}
 
     fn act(&mut self, game: &G) -> Result<usize> {
-        let n = game.legal_actions(&mut self.legal);
-        if n == 0 {
-            return Err(RlError::Env(EnvError::WrongTurn {
-                game: G::NAME,
-                expected: "a position with a legal move",
-                found: "none",
-            }));
-        }
+        let n = legal_actions(game, &mut self.legal)?;
         Ok(self.legal[self.rng.random_range(0..n)] as usize)
     }
 
@@ -93,14 +86,7 @@ impl<G: Game> Player<G> for PolicyPlayer<G> {
     fn start(&mut self, _: &G) {}
 
     fn act(&mut self, game: &G) -> Result<usize> {
-        let n = game.legal_actions(&mut self.legal);
-        if n == 0 {
-            return Err(RlError::Env(EnvError::WrongTurn {
-                game: G::NAME,
-                expected: "a position with a legal move",
-                found: "none",
-            }));
-        }
+        let n = legal_actions(game, &mut self.legal)?;
         self.evaluator.evaluate(std::slice::from_ref(game), &mut self.logits, &mut self.value);
         let best = self.legal[..n]
             .iter()
@@ -321,4 +307,17 @@ where
         total.add(&r?);
     }
     Ok(total)
+}
+
+/// The legal actions of `game` in `legal`, or an error when it has none
+/// (a player was asked to act in a finished game or at a chance node).
+fn legal_actions<G: Game>(game: &G, legal: &mut [u16]) -> Result<usize> {
+    match game.legal_actions(legal) {
+        0 => Err(RlError::Env(EnvError::WrongTurn {
+            game: G::NAME,
+            expected: "a position with a legal move",
+            found: "none",
+        })),
+        n => Ok(n),
+    }
 }
