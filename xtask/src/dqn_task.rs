@@ -120,26 +120,7 @@ impl DqnTask for Game2048 {
 
     fn evaluate(learner: &mut DqnLearner, env: &Self, count: usize, seed: u64) -> Result<(Metrics, String), String> {
         let r = evaluate_2048(learner, env, count, seed).map_err(|e| e.to_string())?;
-        let metrics = vec![
-            ("mean_score", r.mean_score),
-            ("mean_moves", r.mean_moves),
-            ("reached_512", r.reached_512),
-            ("reached_1024", r.reached_1024),
-            ("reached_2048", r.reached_2048),
-        ];
-        let mut table = format!(
-            "{} games: mean score {:.0}, mean moves {:.1}; reached 512 {:.1}%, 1024 {:.1}%, 2048 {:.1}%\nlargest tile:",
-            r.games,
-            r.mean_score,
-            r.mean_moves,
-            100.0 * r.reached_512,
-            100.0 * r.reached_1024,
-            100.0 * r.reached_2048
-        );
-        for (tile, share) in &r.max_tiles {
-            table += &format!(" {tile}: {:.1}%", 100.0 * share);
-        }
-        Ok((metrics, table + "\n"))
+        Ok((r.metrics(), format!("{r}\n")))
     }
 }
 

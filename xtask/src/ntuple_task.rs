@@ -13,9 +13,9 @@ use crate::train::{FrontEnd, TrainArgs, layered};
 use minnow_envs::game2048::{Board, BoardSymmetry, MOVE_COUNT};
 use minnow_envs::{Env, EnvError, Game2048, Game2048Config};
 use minnow_nn::{Checkpoint, CheckpointWriter};
+use minnow_rl::RlError;
 use minnow_rl::dqn::eval::{Game2048Result, games_2048};
 use minnow_rl::ntuple::{NTupleNetwork, TdLearner};
-use minnow_rl::{RlError, StateSource};
 use minnow_train::{Event, Observer};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -238,18 +238,6 @@ fn save(path: &Path, player: &Player, config: &NTupleConfig, games: u64, window:
         .map_err(|e| e.to_string())
 }
 
-struct FromCheckpoint<'a>(&'a Checkpoint);
-
-impl StateSource for FromCheckpoint<'_> {
-    fn array(&self, name: &str) -> Option<&[f32]> {
-        self.0.tensor(name)
-    }
-
-    fn meta(&self, key: &str) -> Option<&str> {
-        self.0.meta(key)
-    }
-}
-
 /// Loads a checkpoint into `player`; returns the games played and the open window.
 fn resume(path: &Path, player: &mut Player, config: &NTupleConfig) -> Result<(u64, Window), String> {
     let ckpt = Checkpoint::load(path).map_err(|e| e.to_string())?;
@@ -271,19 +259,8 @@ fn resume(path: &Path, player: &mut Player, config: &NTupleConfig) -> Result<(u6
     }
     let games = meta("games")?.parse().map_err(|e| format!("--resume: checkpoint games: {e}"))?;
     let window = serde_json::from_str(meta("window")?).map_err(|e| format!("--resume: checkpoint window: {e}"))?;
-    player.net.restore(&FromCheckpoint(&ckpt), WEIGHTS).map_err(|e| e.to_string())?;
+    player.net.restore(&ckpt, WEIGHTS).map_err(|e| e.to_string())?;
     Ok((games, window))
-}
-
-fn eval_metrics(r: &Game2048Result) -> Vec<(&'static str, f64)> {
-    vec![
-        ("mean_score", r.mean_score),
-        ("median_score", r.median_score),
-        ("mean_moves", r.mean_moves),
-        ("reached_512", r.reached_512),
-        ("reached_1024", r.reached_1024),
-        ("reached_2048", r.reached_2048),
-    ]
 }
 
 pub fn train_ntuple(args: &TrainArgs) -> Result<(), String> {
@@ -366,7 +343,7 @@ pub fn train_ntuple(args: &TrainArgs) -> Result<(), String> {
         }
         if games % config.eval.every == 0 {
             let r = player.evaluate(&prototype, config.eval.during, config.eval.seed).map_err(|e| e.to_string())?;
-            front.observe(Event::Eval { step: games, metrics: &eval_metrics(&r) });
+            front.observe(Event::Eval { step: games, metrics: &r.metrics() });
         }
         if games % config.checkpoint_every == 0 || games == total {
             save(&checkpoint, &player, &config, games, &window)?;
@@ -383,20 +360,7 @@ pub fn train_ntuple(args: &TrainArgs) -> Result<(), String> {
     );
     let t = Instant::now();
     let r = player.evaluate(&prototype, config.eval.last, config.eval.seed).map_err(|e| e.to_string())?;
-    let mut table = format!(
-        "{} games: mean score {:.0}, median {:.0}, mean moves {:.1}; reached 512 {:.1}%, 1024 {:.1}%, 2048 {:.1}%\nlargest tile:",
-        r.games,
-        r.mean_score,
-        r.median_score,
-        r.mean_moves,
-        100.0 * r.reached_512,
-        100.0 * r.reached_1024,
-        100.0 * r.reached_2048
-    );
-    for (tile, share) in &r.max_tiles {
-        table += &format!(" {tile}: {:.1}%", 100.0 * share);
-    }
-    println!("final greedy evaluation, one view ({:.1} s):\n{table}", t.elapsed().as_secs_f64());
+    println!("final greedy evaluation, one view ({:.1} s):\n{r}", t.elapsed().as_secs_f64());
     std::fs::write(out.join("eval.json"), serde_json::to_string_pretty(&r).unwrap_or_default())
         .map_err(|e| format!("{}: {e}", out.display()))?;
     println!("wrote {}/{{metrics.jsonl, curve.png, checkpoint.safetensors, config.json, eval.json}}", out.display());

@@ -71,10 +71,20 @@ impl SavedState {
 }
 
 /// Where restored state comes from: a [`SavedState`], or a checkpoint read
-/// back from disk (implement this over its tensor and metadata lookups).
+/// back from disk.
 pub trait StateSource {
     fn array(&self, name: &str) -> Option<&[f32]>;
     fn meta(&self, key: &str) -> Option<&str>;
+}
+
+impl StateSource for minnow_nn::Checkpoint {
+    fn array(&self, name: &str) -> Option<&[f32]> {
+        self.tensor(name)
+    }
+
+    fn meta(&self, key: &str) -> Option<&str> {
+        minnow_nn::Checkpoint::meta(self, key)
+    }
 }
 
 impl StateSource for SavedState {

@@ -15,7 +15,6 @@ use super::{
     TrainLoss, Trainer, TrainingConfig, network_config,
 };
 use crate::mcts::{MctsConfig, NetEvaluator, check_network};
-use crate::state::StateSource;
 use crate::{Result, RlError, restore_rng};
 use minnow_autodiff::Params;
 use minnow_envs::Game;
@@ -320,10 +319,9 @@ impl<G: Game + Default + Send> AzRun<G> {
         };
         run.trainer.adam.set_step_count(number("adam_steps")?);
         run.iteration = number("iteration")?;
-        let source = CheckpointSource(&ckpt);
-        run.replay.restore(&source, "replay")?;
-        run.rng = restore_rng(&source, "rng")?;
-        run.totals = crate::state::read_meta(&source, "totals")?;
+        run.replay.restore(&ckpt, "replay")?;
+        run.rng = restore_rng(&ckpt, "rng")?;
+        run.totals = crate::state::read_meta(&ckpt, "totals")?;
         run.snapshot = Arc::new(run.trainer.params().clone());
         for w in &mut run.workers {
             w.set_params(run.snapshot.clone())?;
@@ -381,18 +379,6 @@ pub fn net_player<G: Game + Default>(
     check_network::<G>(net, params)?;
     let config = MctsConfig { simulations, dirichlet_fraction: 0.0, ..*mcts };
     MctsPlayer::new(&config, NetEvaluator::new(net, params.clone())?, &G::default(), seed)
-}
-
-/// A checkpoint as a [`StateSource`].
-struct CheckpointSource<'a>(&'a Checkpoint);
-
-impl StateSource for CheckpointSource<'_> {
-    fn array(&self, name: &str) -> Option<&[f32]> {
-        self.0.tensor(name)
-    }
-    fn meta(&self, key: &str) -> Option<&str> {
-        self.0.meta(key)
-    }
 }
 
 mod erased {

@@ -5,23 +5,11 @@
 //! continue exactly.
 
 use super::{DqnConfig, DqnEnv, DqnRun};
-use crate::state::{StateSource, read_meta};
+use crate::state::read_meta;
 use crate::{Result, RlError, restore_rng};
 use minnow_nn::{Checkpoint, CheckpointWriter};
 use minnow_optim::{Optimizer, load_state_by_param, state_by_param};
 use std::path::Path;
-
-struct FromCheckpoint<'a>(&'a Checkpoint);
-
-impl StateSource for FromCheckpoint<'_> {
-    fn array(&self, name: &str) -> Option<&[f32]> {
-        self.0.tensor(name)
-    }
-
-    fn meta(&self, key: &str) -> Option<&str> {
-        self.0.meta(key)
-    }
-}
 
 fn json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).expect("run state is plain data and always serialises")
@@ -71,7 +59,6 @@ impl<E: DqnEnv> DqnRun<E> {
     pub fn resume(config: &DqnConfig, env: E, path: &Path) -> Result<Self> {
         let mut run = Self::new(config, env)?;
         let ckpt = Checkpoint::load(path)?;
-        let src = FromCheckpoint(&ckpt);
         let meta = |key: &str| ckpt.require_meta(key).map_err(RlError::from);
         let task = meta("task")?;
         if task != E::NAME {
@@ -91,15 +78,15 @@ impl<E: DqnEnv> DqnRun<E> {
         ckpt.restore_prefixed("online", &mut learner.online)?;
         ckpt.restore_prefixed("target", &mut learner.target)?;
         load_state_by_param(&mut learner.adam, &learner.online, |name| ckpt.tensor(name))?;
-        learner.memory.restore("replay", &src)?;
+        learner.memory.restore("replay", &ckpt)?;
         learner.adam.set_step_count(number("adam_steps")?);
         learner.updates = number("updates")?;
-        learner.rng = restore_rng(&src, "rng.learn")?;
-        run.rng = restore_rng(&src, "rng.act")?;
+        learner.rng = restore_rng(&ckpt, "rng.learn")?;
+        run.rng = restore_rng(&ckpt, "rng.act")?;
         run.env_steps = number("env_steps")?;
         run.episodes = number("episodes")?;
-        run.curriculum = read_meta(&src, "curriculum")?;
-        run.recent = read_meta(&src, "recent")?;
+        run.curriculum = read_meta(&ckpt, "curriculum")?;
+        run.recent = read_meta(&ckpt, "recent")?;
         run.recent.reserve();
         run.set_fresh();
         Ok(run)

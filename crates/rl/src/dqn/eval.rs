@@ -119,7 +119,40 @@ pub struct Game2048Result {
     pub reached_2048: f64,
 }
 
+impl std::fmt::Display for Game2048Result {
+    /// Two lines: the means and shares, then the largest-tile distribution.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} games: mean score {:.0}, median {:.0}, mean moves {:.1}; reached 512 {:.1}%, 1024 {:.1}%, 2048 {:.1}%\nlargest tile:",
+            self.games,
+            self.mean_score,
+            self.median_score,
+            self.mean_moves,
+            100.0 * self.reached_512,
+            100.0 * self.reached_1024,
+            100.0 * self.reached_2048
+        )?;
+        for (tile, share) in &self.max_tiles {
+            write!(f, " {tile}: {:.1}%", 100.0 * share)?;
+        }
+        Ok(())
+    }
+}
+
 impl Game2048Result {
+    /// The scalar results, named for a metrics file.
+    pub fn metrics(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("mean_score", self.mean_score),
+            ("median_score", self.median_score),
+            ("mean_moves", self.mean_moves),
+            ("reached_512", self.reached_512),
+            ("reached_1024", self.reached_1024),
+            ("reached_2048", self.reached_2048),
+        ]
+    }
+
     /// The summary of finished games.
     pub fn of_games(envs: &[Game2048]) -> Self {
         let n = envs.len().max(1) as f64;
