@@ -48,7 +48,7 @@ impl Default for CubeSolverConfig {
                 // uniform over the cube; the shorter walks teach the ends near
                 // the goal that everything else bootstraps from.
                 max_scramble: 20,
-                steps: 7_000,
+                steps: 14_000,
                 lr: 1e-3,
                 final_lr: 1e-4,
                 target: TargetRule { check_every: 50, loss_below: 0.05, max_age: 200 },
