@@ -7,7 +7,9 @@ use crate::eval::Rate;
 use minnow_envs::backgammon::pubeval::Pubeval;
 use minnow_envs::backgammon::{Play, ROLL_PROBABILITIES, ROLLS, TurnPlays};
 use minnow_envs::{Backgammon, EnvError, Game, Turn};
-use minnow_rl::alphazero::{AzAgent, EvalReport, Player, RandomPlayer, evaluate_snapshot, net_player, play_from};
+use minnow_rl::alphazero::{
+    AzAgent, EvalReport, Player, RandomPlayer, evaluate_snapshot, net_player, play_from, spread_games,
+};
 use minnow_rl::mcts::{Evaluator, NetEvaluator};
 use minnow_rl::{Result, RlError};
 use serde::Serialize;
@@ -255,43 +257,23 @@ where
     A: Player<Backgammon>,
     B: Player<Backgammon>,
 {
-    let threads = threads.clamp(1, games.max(1));
-    let share = |t: usize| -> Result<PointsResult> {
-        let mut a = first(seed.wrapping_mul(31).wrapping_add(t as u64))?;
-        let mut b = second(seed.wrapping_mul(37).wrapping_add(t as u64 + 1000))?;
-        let mut r = PointsResult::default();
-        for i in (t..games).step_by(threads) {
-            let game_seed = seed.wrapping_add(i as u64);
-            let mut start = Backgammon::default();
-            start.reset(game_seed);
-            let (end, first_is) = if i % 2 == 0 {
-                (play_from::<Backgammon>([&mut a, &mut b], start, game_seed, max_moves)?, 0)
-            } else {
-                (play_from::<Backgammon>([&mut b, &mut a], start, game_seed, max_moves)?, 1)
-            };
-            let points = match (end.winner(), end.points_won()) {
-                (Some(w), Some(p)) => {
-                    if w == first_is {
-                        p
-                    } else {
-                        -p
-                    }
-                }
-                _ => 0.0,
-            };
-            r.record(points);
-        }
-        Ok(r)
+    let play = |a: &mut A, b: &mut B, i: usize, game_seed: u64, r: &mut PointsResult| -> Result<()> {
+        let mut start = Backgammon::default();
+        start.reset(game_seed);
+        let (end, first_is) = if i.is_multiple_of(2) {
+            (play_from::<Backgammon>([a, b], start, game_seed, max_moves)?, 0)
+        } else {
+            (play_from::<Backgammon>([b, a], start, game_seed, max_moves)?, 1)
+        };
+        let points = match (end.winner(), end.points_won()) {
+            (Some(w), Some(p)) if w == first_is => p,
+            (Some(_), Some(p)) => -p,
+            _ => 0.0,
+        };
+        r.record(points);
+        Ok(())
     };
-    let shares: Vec<Result<PointsResult>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads).map(|t| s.spawn(move || share(t))).collect();
-        handles.into_iter().map(|h| h.join().expect("a match thread panicked")).collect()
-    });
-    let mut total = PointsResult::default();
-    for r in shares {
-        total.add(&r?);
-    }
-    Ok(total)
+    spread_games(first, second, games, seed, threads, &play, PointsResult::add)
 }
 
 #[derive(Clone, Debug, Serialize)]

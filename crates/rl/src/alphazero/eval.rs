@@ -271,30 +271,55 @@ where
     A: Player<G>,
     B: Player<G>,
 {
+    let play = |a: &mut A, b: &mut B, i: usize, game_seed: u64, r: &mut MatchResult| -> Result<()> {
+        let result0 = if i.is_multiple_of(2) {
+            play_game::<G>([a, b], game_seed, max_moves)?
+        } else {
+            -play_game::<G>([b, a], game_seed, max_moves)?
+        };
+        r.games += 1;
+        if result0 > 0.0 {
+            r.wins += 1;
+        } else if result0 < 0.0 {
+            r.losses += 1;
+        } else {
+            r.draws += 1;
+        }
+        Ok(())
+    };
+    spread_games(first, second, games, seed, threads, &play, MatchResult::add)
+}
+
+/// Plays games `0..games` between a player built by `first` and one built
+/// by `second`, spread over `threads` threads in fixed shares (each
+/// thread's players seeded from the seed and its index; game `i` gets
+/// seed `seed + i`), and merges each thread's tally in thread order: the
+/// result depends only on the seed and the thread count. `play` plays game
+/// `i` and records it.
+pub fn spread_games<A, B, R, P>(
+    first: &(dyn Fn(u64) -> Result<A> + Sync),
+    second: &(dyn Fn(u64) -> Result<B> + Sync),
+    games: usize,
+    seed: u64,
+    threads: usize,
+    play: &P,
+    merge: impl Fn(&mut R, &R),
+) -> Result<R>
+where
+    R: Default + Send,
+    P: Fn(&mut A, &mut B, usize, u64, &mut R) -> Result<()> + Sync,
+{
     let threads = threads.clamp(1, games.max(1));
-    let share = |t: usize| -> Result<MatchResult> {
+    let share = |t: usize| -> Result<R> {
         let mut a = first(seed.wrapping_mul(31).wrapping_add(t as u64))?;
         let mut b = second(seed.wrapping_mul(37).wrapping_add(t as u64 + 1000))?;
-        let mut r = MatchResult::default();
+        let mut r = R::default();
         for i in (t..games).step_by(threads) {
-            let game_seed = seed.wrapping_add(i as u64);
-            let result0 = if i % 2 == 0 {
-                play_game::<G>([&mut a, &mut b], game_seed, max_moves)?
-            } else {
-                -play_game::<G>([&mut b, &mut a], game_seed, max_moves)?
-            };
-            r.games += 1;
-            if result0 > 0.0 {
-                r.wins += 1;
-            } else if result0 < 0.0 {
-                r.losses += 1;
-            } else {
-                r.draws += 1;
-            }
+            play(&mut a, &mut b, i, seed.wrapping_add(i as u64), &mut r)?;
         }
         Ok(r)
     };
-    let shares: Vec<Result<MatchResult>> = if threads == 1 {
+    let shares: Vec<Result<R>> = if threads == 1 {
         vec![share(0)]
     } else {
         std::thread::scope(|s| {
@@ -302,9 +327,9 @@ where
             handles.into_iter().map(|h| h.join().expect("a match thread panicked")).collect()
         })
     };
-    let mut total = MatchResult::default();
+    let mut total = R::default();
     for r in shares {
-        total.add(&r?);
+        merge(&mut total, &r?);
     }
     Ok(total)
 }

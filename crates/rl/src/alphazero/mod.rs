@@ -25,7 +25,7 @@ pub use agent::AzAgent;
 pub use config::{AzConfig, EvalConfig, NetworkConfig, SelfPlayConfig, TrainingConfig};
 pub use eval::{
     FnPlayer, MatchResult, MctsPlayer, Player, PolicyPlayer, RandomPlayer, play_from, play_game, play_match,
-    rollout_player, wilson,
+    rollout_player, spread_games, wilson,
 };
 pub use replay::{PositionReplay, Positions};
 pub use run::{AzRun, EvalReport, IterationReport, Totals, evaluate_snapshot, net_player};
