@@ -32,6 +32,9 @@ pub struct Trainer {
     tape: Tape,
     config: TrainingConfig,
     inputs: usize,
+    actions: usize,
+    /// The game's mirror, when it has one and `config.mirror` is on.
+    mirror: Option<fn(&mut [f32], &mut [f32])>,
     obs: Vec<f32>,
     policy: Vec<f32>,
     value: Vec<f32>,
@@ -52,6 +55,8 @@ impl Trainer {
             tape: Tape::new(),
             config: *config,
             inputs: G::OBSERVATION_SIZE,
+            actions: G::ACTIONS,
+            mirror: (G::MIRRORED && config.mirror).then_some(G::mirror as fn(&mut [f32], &mut [f32])),
             obs: vec![0.0; b * G::OBSERVATION_SIZE],
             policy: vec![0.0; b * G::ACTIONS],
             value: vec![0.0; b],
@@ -79,6 +84,15 @@ impl Trainer {
             self.adam.set_lr(lr as f32);
         }
         replay.sample_into(rng, &mut self.obs, &mut self.policy, &mut self.value);
+        if let Some(mirror) = self.mirror {
+            // Each sample as stored or mirrored, with equal odds.
+            let rows = self.obs.chunks_exact_mut(self.inputs).zip(self.policy.chunks_exact_mut(self.actions));
+            for (obs, policy) in rows {
+                if rng.random::<bool>() {
+                    mirror(obs, policy);
+                }
+            }
+        }
         self.params.zero_grads();
         let b = self.config.batch;
         let mut g = self.tape.graph(&mut self.params);
