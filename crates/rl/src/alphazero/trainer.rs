@@ -17,6 +17,9 @@ pub struct TrainLoss {
     pub value: f32,
 }
 
+/// A game's mirror of one sample (observation, policy target).
+type Mirror = fn(&mut [f32], &mut [f32]);
+
 /// The network's shape for game `G`.
 pub fn network_config<G: Game>(n: &NetworkConfig) -> PolicyValueNetConfig {
     PolicyValueNetConfig { inputs: G::OBSERVATION_SIZE, width: n.width, blocks: n.blocks, policy: G::ACTIONS }
@@ -34,7 +37,7 @@ pub struct Trainer {
     inputs: usize,
     actions: usize,
     /// The game's mirror, when it has one and `config.mirror` is on.
-    mirror: Option<fn(&mut [f32], &mut [f32])>,
+    mirror: Option<Mirror>,
     obs: Vec<f32>,
     policy: Vec<f32>,
     value: Vec<f32>,
@@ -56,7 +59,7 @@ impl Trainer {
             config: *config,
             inputs: G::OBSERVATION_SIZE,
             actions: G::ACTIONS,
-            mirror: (G::MIRRORED && config.mirror).then_some(G::mirror as fn(&mut [f32], &mut [f32])),
+            mirror: (G::MIRRORED && config.mirror).then_some(G::mirror as Mirror),
             obs: vec![0.0; b * G::OBSERVATION_SIZE],
             policy: vec![0.0; b * G::ACTIONS],
             value: vec![0.0; b],
