@@ -210,7 +210,8 @@ impl AzConfig {
     }
 
     /// Connect four: 1,260 iterations of 128 self-play games (two threads)
-    /// overlapped with training, about 30 minutes on two idle cores.
+    /// overlapped with training (about 30 minutes on two idle cores with
+    /// 48 updates per iteration; not re-timed at 64).
     /// Defined by games and updates, not minutes, so how far a run gets
     /// does not depend on the machine's speed. 64 updates of 256 per 128
     /// games: each position is trained on about 5 times, as stored or
