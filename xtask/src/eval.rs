@@ -15,7 +15,7 @@ use clap::Args;
 use minnow_envs::connect4::pons::{self, PONS_SETS, PonsPosition};
 use minnow_envs::{Backgammon, ConnectFour, Game};
 use minnow_rl::alphazero::{AzAgent, EvalReport, Player, PolicyPlayer, evaluate_snapshot, net_player, wilson};
-use minnow_rl::mcts::NetEvaluator;
+use minnow_rl::mcts::{Evaluator, NetEvaluator};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -115,6 +115,11 @@ pub struct PonsRow {
     pub mcts: Rate,
     /// A uniform-random player's exact expected rate.
     pub random: f64,
+    /// The value head's mean squared error against the exact results (+1
+    /// a win, 0 a draw, -1 a loss for the player to move), and that of
+    /// always answering 0.
+    pub value_mse: f64,
+    pub zero_mse: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -129,21 +134,24 @@ pub struct Connect4Report {
 impl Connect4Report {
     pub fn table(&self) -> String {
         let mut s = format!(
-            "Pons test positions: mistake rate [95% CI]\n  {:<18} {:>9}  {:<21} {:<21} {}\n",
+            "Pons test positions: mistake rate [95% CI]\n  {:<18} {:>9}  {:<21} {:<21} {:<8} {}\n",
             "set",
             "positions",
             "network alone",
             format!("MCTS {} sims", self.simulations),
-            "uniform random (exact)"
+            "random",
+            "value MSE (always 0)"
         );
         for r in &self.pons {
             s += &format!(
-                "  {:<18} {:>9}  {:<21} {:<21} {:5.1}%\n",
+                "  {:<18} {:>9}  {:<21} {:<21} {:5.1}%   {:.3} ({:.3})\n",
                 r.label,
                 r.network.of,
                 r.network.to_string(),
                 r.mcts.to_string(),
-                100.0 * r.random
+                100.0 * r.random,
+                r.value_mse,
+                r.zero_mse
             );
         }
         s += &format!("MCTS ({} sims) vs random:       {}\n", self.simulations, self.matches.vs_random);
@@ -184,12 +192,15 @@ pub fn connect4_suite(
                 player.act(g)
             })
         })?;
+        let (value_mse, zero_mse) = value_errors(agent, &positions)?;
         pons.push(PonsRow {
             set,
             label,
             network: Rate::new(network, n),
             mcts: Rate::new(mcts, n),
             random: pons::random_mistakes(&positions) / n as f64,
+            value_mse,
+            zero_mse,
         });
     }
     let rollout_games = if config.eval.games_vs_rollout > 0 { games } else { 0 };
@@ -202,6 +213,29 @@ pub fn connect4_suite(
         rollout_simulations: config.eval.rollout_simulations,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+/// The value head's mean squared error on `positions` against their exact
+/// results, and that of always answering 0.
+fn value_errors(agent: &AzAgent, positions: &[PonsPosition]) -> Result<(f64, f64), String> {
+    const CHUNK: usize = 256;
+    let mut eval = NetEvaluator::<ConnectFour>::new(&agent.net, agent.params.clone()).map_err(|e| e.to_string())?;
+    let (mut states, mut logits, mut values) = (Vec::with_capacity(CHUNK), Vec::new(), Vec::new());
+    let (mut value, mut zero) = (0.0, 0.0);
+    for chunk in positions.chunks(CHUNK) {
+        states.clear();
+        states.extend(chunk.iter().map(|p| p.game));
+        logits.resize(chunk.len() * ConnectFour::ACTIONS, 0.0);
+        values.resize(chunk.len(), 0.0);
+        eval.evaluate(&states, &mut logits, &mut values);
+        for (p, &v) in chunk.iter().zip(&values) {
+            let exact = p.score().signum() as f64;
+            value += (v as f64 - exact).powi(2);
+            zero += exact * exact;
+        }
+    }
+    let n = positions.len().max(1) as f64;
+    Ok((value / n, zero / n))
 }
 
 /// Mistakes over `positions`, counted in `threads` contiguous chunks (each

@@ -63,6 +63,16 @@ pub trait Game: Clone {
     /// (exactly [`Game::OBSERVATION_SIZE`] values), so one network serves
     /// both sides.
     fn observe(&self, out: &mut [f32]);
+
+    /// Whether [`Game::mirror`] is a symmetry of the game (training can
+    /// then learn from every position and its mirror image).
+    const MIRRORED: bool = false;
+
+    /// Maps a training sample onto its mirror image in place: `obs` an
+    /// observation, `policy` a distribution over the actions. The game's
+    /// rules must be invariant under it, so the mirrored position has the
+    /// same value. Does nothing unless [`Game::MIRRORED`].
+    fn mirror(_obs: &mut [f32], _policy: &mut [f32]) {}
 }
 
 /// How a [`Turn`] reads in an [`EnvError::WrongTurn`] message.

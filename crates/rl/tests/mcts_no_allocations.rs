@@ -55,14 +55,17 @@ fn batched_search_with_a_network_allocates_nothing_per_simulation() {
         .init(&mut params, "net", &mut rng)
         .unwrap();
     let mut eval = NetEvaluator::<TicTacToe>::new(&net, Arc::new(params)).unwrap();
-    let config = MctsConfig { simulations: 64, leaves_per_round: 4, ..MctsConfig::default() };
-    let mut searches: Vec<_> = (0..8).map(|_| Search::new(&config, &TicTacToe::new()).unwrap()).collect();
-    let mut batch = LeafBatch::new(8 * 4);
-    play_games(&mut searches, &mut batch, &mut eval, &mut rng);
-    let (sims, on_thread, _) =
-        count_allocations(|| (0..3).map(|_| play_games(&mut searches, &mut batch, &mut eval, &mut rng)).sum::<u64>());
-    assert!(sims > 3 * 8 * 5 * 64, "{sims} simulations");
-    assert_eq!(on_thread.allocations, 0, "{} bytes over {sims} simulations", on_thread.bytes);
+    for solver in [false, true] {
+        let config = MctsConfig { simulations: 64, leaves_per_round: 4, solver, ..MctsConfig::default() };
+        let mut searches: Vec<_> = (0..8).map(|_| Search::new(&config, &TicTacToe::new()).unwrap()).collect();
+        let mut batch = LeafBatch::new(8 * 4);
+        play_games(&mut searches, &mut batch, &mut eval, &mut rng);
+        let (sims, on_thread, _) = count_allocations(|| {
+            (0..3).map(|_| play_games(&mut searches, &mut batch, &mut eval, &mut rng)).sum::<u64>()
+        });
+        assert!(sims > 3 * 8 * 5 * 64, "solver {solver}: {sims} simulations");
+        assert_eq!(on_thread.allocations, 0, "solver {solver}: {} bytes over {sims} simulations", on_thread.bytes);
+    }
 }
 
 #[test]

@@ -193,6 +193,19 @@ impl Game for ConnectFour {
             }
         }
     }
+
+    /// Left-right: the rules do not tell the columns apart.
+    const MIRRORED: bool = true;
+
+    #[track_caller]
+    fn mirror(obs: &mut [f32], policy: &mut [f32]) {
+        assert!(
+            obs.len() == Self::OBSERVATION_SIZE && policy.len() == Self::ACTIONS,
+            "connect4 mirror: buffer lengths"
+        );
+        obs.chunks_exact_mut(COLUMNS).for_each(|row| row.reverse());
+        policy.reverse();
+    }
 }
 
 #[cfg(test)]
@@ -214,6 +227,21 @@ mod tests {
             }
         }
         false
+    }
+
+    #[test]
+    fn mirror_maps_a_position_onto_the_one_played_in_mirrored_columns() {
+        let moves = [3, 0, 1, 1, 6, 5, 2, 2];
+        let game = ConnectFour::from_moves(&moves).unwrap();
+        let mirrored = ConnectFour::from_moves(&moves.map(|c| COLUMNS - 1 - c)).unwrap();
+        let mut obs = [0.0; ConnectFour::OBSERVATION_SIZE];
+        let mut expected = obs;
+        game.observe(&mut obs);
+        mirrored.observe(&mut expected);
+        let mut policy = [0.5, 0.25, 0.0, 0.0, 0.0, 0.0, 0.25];
+        ConnectFour::mirror(&mut obs, &mut policy);
+        assert_eq!(obs, expected);
+        assert_eq!(policy, [0.25, 0.0, 0.0, 0.0, 0.0, 0.25, 0.5]);
     }
 
     #[test]

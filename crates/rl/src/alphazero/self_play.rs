@@ -38,6 +38,8 @@ struct Record {
     obs: Vec<f32>,
     policy: Vec<f32>,
     movers: Vec<u8>,
+    /// The root's search value for the mover at each recorded position.
+    search_values: Vec<f32>,
     moves: u32,
     running: bool,
 }
@@ -126,6 +128,7 @@ impl<G: Game + Default> SelfPlayWorker<G> {
         slot.obs.clear();
         slot.policy.clear();
         slot.movers.clear();
+        slot.search_values.clear();
         slot.moves = 0;
         slot.running = true;
         roll_dice(search, &mut self.outcomes, rng)?;
@@ -147,6 +150,7 @@ impl<G: Game + Default> SelfPlayWorker<G> {
         search.visit_policy(&mut self.policy_row);
         slot.policy.extend_from_slice(&self.policy_row);
         slot.movers.push(mover as u8);
+        slot.search_values.push(search.root_value());
         let t = if slot.moves < self.config.temperature_moves {
             self.config.temperature
         } else {
@@ -174,7 +178,12 @@ impl<G: Game + Default> SelfPlayWorker<G> {
         }] += 1;
         out.obs.extend_from_slice(&slot.obs);
         out.policy.extend_from_slice(&slot.policy);
-        out.value.extend(slot.movers.iter().map(|&m| if m == 0 { result0 } else { -result0 }));
+        let w = self.config.search_value_weight;
+        let targets = slot.movers.iter().zip(&slot.search_values).map(|(&m, &q)| {
+            let z = if m == 0 { result0 } else { -result0 };
+            (1.0 - w) * z + w * q
+        });
+        out.value.extend(targets);
     }
 }
 

@@ -17,6 +17,9 @@ pub struct TrainLoss {
     pub value: f32,
 }
 
+/// A game's mirror of one sample (observation, policy target).
+type Mirror = fn(&mut [f32], &mut [f32]);
+
 /// The network's shape for game `G`.
 pub fn network_config<G: Game>(n: &NetworkConfig) -> PolicyValueNetConfig {
     PolicyValueNetConfig { inputs: G::OBSERVATION_SIZE, width: n.width, blocks: n.blocks, policy: G::ACTIONS }
@@ -32,6 +35,9 @@ pub struct Trainer {
     tape: Tape,
     config: TrainingConfig,
     inputs: usize,
+    actions: usize,
+    /// The game's mirror, when it has one and `config.mirror` is on.
+    mirror: Option<Mirror>,
     obs: Vec<f32>,
     policy: Vec<f32>,
     value: Vec<f32>,
@@ -52,6 +58,8 @@ impl Trainer {
             tape: Tape::new(),
             config: *config,
             inputs: G::OBSERVATION_SIZE,
+            actions: G::ACTIONS,
+            mirror: (G::MIRRORED && config.mirror).then_some(G::mirror as Mirror),
             obs: vec![0.0; b * G::OBSERVATION_SIZE],
             policy: vec![0.0; b * G::ACTIONS],
             value: vec![0.0; b],
@@ -79,6 +87,15 @@ impl Trainer {
             self.adam.set_lr(lr as f32);
         }
         replay.sample_into(rng, &mut self.obs, &mut self.policy, &mut self.value);
+        if let Some(mirror) = self.mirror {
+            // Each sample as stored or mirrored, with equal odds.
+            let rows = self.obs.chunks_exact_mut(self.inputs).zip(self.policy.chunks_exact_mut(self.actions));
+            for (obs, policy) in rows {
+                if rng.random::<bool>() {
+                    mirror(obs, policy);
+                }
+            }
+        }
         self.params.zero_grads();
         let b = self.config.batch;
         let mut g = self.tape.graph(&mut self.params);

@@ -48,6 +48,13 @@ pub struct MctsConfig {
     /// and the move and policy target come from the halving, not from
     /// visit counts.
     pub gumbel_considered: u32,
+    /// MCTS-solver: a node with a child that wins for its mover, or whose
+    /// children are all exactly known, takes the exact (minimax) value;
+    /// a descent reaching a proven node backs that value up at once, a
+    /// proven child is valued exactly when selecting, and the move chosen
+    /// greedily is a proven win if there is one and a proven loss only if
+    /// nothing else is left. Chance nodes are never proven.
+    pub solver: bool,
 }
 
 impl Default for MctsConfig {
@@ -62,6 +69,7 @@ impl Default for MctsConfig {
             chance: ChanceMode::Stratified,
             reuse_tree: true,
             gumbel_considered: 0,
+            solver: false,
         }
     }
 }

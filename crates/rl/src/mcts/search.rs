@@ -252,6 +252,10 @@ impl<G: Game> Search<G> {
                     self.backup(n, node.terminal_value);
                     return Descent::Backed;
                 }
+                Kind::Player if node.proven && n != ROOT => {
+                    self.backup(n, node.terminal_value);
+                    return Descent::Backed;
+                }
                 Kind::Leaf if node.pending => {
                     self.revert(n);
                     return Descent::Collision;
@@ -311,7 +315,9 @@ impl<G: Game> Search<G> {
             } else {
                 let c = self.tree.node(e.child);
                 let visits = c.visits + c.virtual_visits;
-                if visits == 0 {
+                if c.proven && self.config.solver {
+                    (sign * c.terminal_value, visits)
+                } else if visits == 0 {
                     (fpu, 0)
                 } else {
                     ((sign * c.value_sum - c.virtual_visits as f32) / visits as f32, visits)
@@ -365,6 +371,7 @@ impl<G: Game> Search<G> {
             // A player to move without a legal move: score it as the game
             // reports, or a draw.
             node.kind = Kind::Terminal;
+            node.proven = true;
             let v = self.tree.state(n).outcome(0).unwrap_or(0.0).clamp(-1.0, 1.0);
             self.tree.node_mut(n).terminal_value = v;
             return;
@@ -398,6 +405,9 @@ impl<G: Game> Search<G> {
     /// Adds value `v0` (player 0's view) to every node from `n` up to the
     /// root, lifting the descent's virtual loss.
     fn backup(&mut self, mut n: u32, v0: f32) {
+        if self.config.solver && self.tree.node(n).proven {
+            self.prove_ancestors(n);
+        }
         while n != NONE {
             let node = self.tree.node_mut(n);
             node.visits += 1;
@@ -406,6 +416,50 @@ impl<G: Game> Search<G> {
             n = node.parent;
         }
         self.done += 1;
+    }
+
+    /// Proves the ancestors of proven node `n` that its value settles.
+    fn prove_ancestors(&mut self, mut n: u32) {
+        loop {
+            let parent = self.tree.node(n).parent;
+            if parent == NONE || !self.prove(parent) {
+                return;
+            }
+            n = parent;
+        }
+    }
+
+    /// Proves player node `n` if a child wins for its mover or all its
+    /// children are proven (their best value for the mover); returns
+    /// whether `n` is proven now.
+    fn prove(&mut self, n: u32) -> bool {
+        let node = *self.tree.node(n);
+        if node.proven || node.kind != Kind::Player {
+            return node.proven;
+        }
+        let sign = if node.mover == 0 { 1.0 } else { -1.0 };
+        let mut best = f32::NEG_INFINITY;
+        let mut all = true;
+        for e in self.tree.edges(n) {
+            let c = if e.child == NONE { None } else { Some(self.tree.node(e.child)) };
+            match c {
+                Some(c) if c.proven => {
+                    let v = sign * c.terminal_value;
+                    best = best.max(v);
+                    if v >= 1.0 {
+                        break;
+                    }
+                }
+                _ => all = false,
+            }
+        }
+        if best >= 1.0 || all {
+            let node = self.tree.node_mut(n);
+            node.proven = true;
+            node.terminal_value = sign * best;
+            return true;
+        }
+        false
     }
 
     fn revert(&mut self, mut n: u32) {
@@ -462,6 +516,14 @@ impl<G: Game> Search<G> {
         if root.visits == 0 { 0.0 } else { sign * root.value_sum / root.visits as f32 }
     }
 
+    /// The root's exact value for the player to move there, once the
+    /// solver (`config.solver`) has proven it.
+    pub fn proven_value(&self) -> Option<f32> {
+        let root = self.tree.node(ROOT);
+        let sign = if root.mover == 0 { 1.0 } else { -1.0 };
+        (root.proven && root.kind == Kind::Player).then_some(sign * root.terminal_value)
+    }
+
     /// The move to play: with `temperature` 0 the most visited (ties go to
     /// the higher prior), else drawn with probability proportional to
     /// visits^(1 / temperature). An error if the root has no expanded moves
@@ -479,13 +541,22 @@ impl<G: Game> Search<G> {
             return Ok(edges[best.0].action as usize);
         }
         let visits = |e: &Edge| if e.child == NONE { 0 } else { self.tree.node(e.child).visits };
+        // With the solver: 2 a proven win for the root's mover, 0 a proven
+        // loss, 1 anything else.
+        let sign = if self.tree.node(ROOT).mover == 0 { 1.0 } else { -1.0 };
+        let rank = |e: &Edge| match self.tree.a.nodes.get(e.child as usize) {
+            Some(c) if self.config.solver && c.proven && sign * c.terminal_value >= 1.0 => 2,
+            Some(c) if self.config.solver && c.proven && sign * c.terminal_value <= -1.0 => 0,
+            _ => 1,
+        };
         let most = edges.iter().map(visits).max().unwrap_or(0);
-        if temperature == 0.0 || most == 0 {
-            let mut best = (0, 0, f32::NEG_INFINITY);
+        let winning = edges.iter().any(|e| rank(e) == 2);
+        if temperature == 0.0 || most == 0 || winning {
+            let mut best = (0, 0, 0, f32::NEG_INFINITY);
             for e in edges {
-                let v = visits(e);
-                if v > best.1 || (v == best.1 && e.prior > best.2) {
-                    best = (e.action as usize, v, e.prior);
+                let (r, v) = (rank(e), visits(e));
+                if (r, v) > (best.1, best.2) || ((r, v) == (best.1, best.2) && e.prior > best.3) {
+                    best = (e.action as usize, r, v, e.prior);
                 }
             }
             return Ok(best.0);

@@ -39,7 +39,11 @@ pub(crate) struct Node {
     /// player selecting it until its evaluation is backed up).
     pub virtual_visits: u32,
     pub value_sum: f32,
+    /// Player 0's exact value here, once `proven`.
     pub terminal_value: f32,
+    /// The exact value is known: the game is over here (every terminal
+    /// node), or the solver proved it from the children.
+    pub proven: bool,
 }
 
 /// A move (or dice outcome) out of a node.
@@ -130,11 +134,13 @@ impl<G: Game> Tree<G> {
             virtual_visits: 0,
             value_sum: 0.0,
             terminal_value: 0.0,
+            proven: false,
         };
         match game.turn() {
             Turn::Player(p) => node.mover = p as u8,
             Turn::Over => {
                 node.kind = Kind::Terminal;
+                node.proven = true;
                 node.terminal_value = game.outcome(0).unwrap_or(0.0).clamp(-1.0, 1.0);
             }
             Turn::Chance => {
@@ -148,6 +154,7 @@ impl<G: Game> Tree<G> {
                     // A game that reports a chance node without outcomes:
                     // nothing can follow, so score it as a draw.
                     node.kind = Kind::Terminal;
+                    node.proven = true;
                 }
             }
         }
