@@ -74,6 +74,22 @@ impl BitGrid {
         }
     }
 
+    /// Copies `other` (of the same size) in place, allocating nothing.
+    #[track_caller]
+    pub fn copy_from(&mut self, other: &BitGrid) {
+        assert!(
+            (self.height, self.width, self.channels) == (other.height, other.width, other.channels),
+            "BitGrid::copy_from: expected a {}x{}x{} grid, found {}x{}x{}",
+            self.height,
+            self.width,
+            self.channels,
+            other.height,
+            other.width,
+            other.channels
+        );
+        self.bits.copy_from_slice(&other.bits);
+    }
+
     /// Sets the grid from `[channels, height * width]` values (>= 0.5 is 1).
     #[track_caller]
     pub fn load(&mut self, values: &[f32]) {

@@ -63,6 +63,7 @@ pub mod layer;
 pub mod life;
 pub mod population;
 pub mod reference;
+pub mod repair;
 pub mod robustness;
 mod rollout;
 // The one module allowed `unsafe`: calls into target-feature copies.
@@ -80,7 +81,7 @@ pub use layer::{Gate, GateLayer};
 pub use population::{Kept, Population, selection_score};
 pub use rollout::{Rollout, SoftRollout};
 pub use train::{
-    CheckerboardConfig, CheckerboardTrainer, StepReport, Trained, Variant, checkerboard, hard_checkerboard_accuracy,
-    train_checkerboard,
+    CheckerboardConfig, CheckerboardTrainer, RepairConfig, StepReport, Trained, Variant, checkerboard,
+    hard_checkerboard_accuracy, train_checkerboard,
 };
 pub use wiring::Wiring;

@@ -146,17 +146,29 @@ impl Population {
     /// One training step of every member, in member order; a member whose
     /// batch came out 100% right offers its circuit to the keeper. The
     /// reports, one per member, describe the circuits before the update.
-    /// Allocates nothing unless a circuit is offered.
+    /// A member due a repair ([`CheckerboardTrainer::repair_if_due`]) is
+    /// repaired after its update, and a repaired circuit with no cell
+    /// wrong is offered as the next step's. Allocates nothing unless a
+    /// circuit is offered.
     pub fn step(&mut self) -> Result<&[StepReport]> {
         self.reports.clear();
         for (m, member) in self.members.iter_mut().enumerate() {
             let report = member.step()?;
             self.reports.push(report);
-            if report.hard_errors > 0 {
-                continue;
+            if report.hard_errors == 0 {
+                self.first_perfect.get_or_insert(report.step);
+                Self::offer_to(&self.config, &mut self.program, &mut self.kept, member, m, report.step, None);
             }
-            self.first_perfect.get_or_insert(report.step);
-            Self::offer_to(&self.config, &mut self.program, &mut self.kept, member, m, report.step, None);
+            // A repaired circuit with no cell wrong on its (larger) set
+            // counts as the next step's circuit being right.
+            if let Some(outcome) = member.repair_if_due()
+                && outcome.errors_after == 0
+            {
+                let step = report.step + 1;
+                self.first_perfect.get_or_insert(step);
+                let ops = member.repaired_ops();
+                Self::offer_to(&self.config, &mut self.program, &mut self.kept, member, m, step, Some(ops));
+            }
         }
         Ok(&self.reports)
     }

@@ -90,6 +90,25 @@ fn training_steps_allocate_nothing_after_warm_up() {
     });
     assert_eq!(global.allocations, 0, "population steps: {} bytes", global.bytes);
 
+    // Members repaired after every step (the search, its rebuilds and
+    // scoring, the write-back); none finds a 100% circuit this early.
+    let config = CheckerboardConfig {
+        ca_steps: 2,
+        repair: minnow_logic::RepairConfig { every: 1, from: 0.0, grids: 2, evaluations: 40 },
+        ..CheckerboardConfig::default()
+    };
+    let mut population = minnow_logic::Population::new(&config).unwrap();
+    for _ in 0..2 {
+        population.step().unwrap();
+    }
+    let (_, _, global) = count_allocations(|| {
+        for _ in 0..3 {
+            population.step().unwrap();
+        }
+    });
+    assert!(population.first_perfect().is_none());
+    assert_eq!(global.allocations, 0, "population steps with repairs: {} bytes", global.bytes);
+
     // The shipped hard circuit on the benchmark's 512x512 grid.
     let program = minnow_logic::trained::checkerboard();
     let mut grid = BitGrid::new(512, 512, program.channels());

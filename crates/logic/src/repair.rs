@@ -1,0 +1,279 @@
+//! Discrete repair of a hard circuit: a local search over gate ops, scored
+//! by the hard circuit itself.
+//!
+//! Trained soft, a circuit can solve its task as a mixture of ops while
+//! its argmax circuit gets a few per cent of the cells wrong; once the soft
+//! loss is near 0 the gradients vanish and nothing closes that gap. The
+//! hard circuit is cheap to run bit-parallel, so the gap can be closed on
+//! the hard side: try other ops for the gates channel 0 reads, the
+//! alternatives the logits rank closest to the argmax first, and keep a
+//! change only if the hard circuit then gets strictly fewer cells wrong on
+//! a fixed set of grids. A repair never makes the circuit worse on its set.
+
+use crate::ca::{Boundary, Circuit, LogicCa, TAPS};
+use crate::gates::{OPS, argmax, op_bit};
+use crate::hard::{BitGrid, HardProgram, HardScratch, Prune};
+
+/// The grids a repair scores circuits on: start states, the channel-0
+/// target of each, and, for asynchronous updates, each grid's fire mask
+/// of every step.
+#[derive(Clone, Debug)]
+pub struct RepairSet {
+    starts: Vec<BitGrid>,
+    /// One channel each: what channel 0 should be after `steps` steps.
+    targets: Vec<BitGrid>,
+    /// `steps` masks per grid (grid-major), or none (synchronous).
+    fires: Vec<BitGrid>,
+    steps: usize,
+}
+
+impl RepairSet {
+    /// A set of `(start, target)` pairs run for `steps` steps, with
+    /// `fires` (`steps` one-channel masks per grid, grid-major) for
+    /// asynchronous updates or empty.
+    #[track_caller]
+    pub fn new(starts: Vec<BitGrid>, targets: Vec<BitGrid>, fires: Vec<BitGrid>, steps: usize) -> Self {
+        assert!(
+            !starts.is_empty() && starts.len() == targets.len(),
+            "RepairSet::new: expected one target per start grid and at least one grid, found {} and {}",
+            starts.len(),
+            targets.len()
+        );
+        assert!(
+            fires.is_empty() || fires.len() == starts.len() * steps,
+            "RepairSet::new: expected {} fire masks (steps per grid) or none, found {}",
+            starts.len() * steps,
+            fires.len()
+        );
+        Self { starts, targets, fires, steps }
+    }
+
+    /// Channel-0 cells over every grid of the set.
+    pub fn cells(&self) -> usize {
+        self.targets.iter().map(|t| t.height() * t.width()).sum()
+    }
+}
+
+/// What a repair did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RepairOutcome {
+    /// Channel-0 cells wrong on the set before and after.
+    pub errors_before: usize,
+    pub errors_after: usize,
+    /// Gates whose op changed.
+    pub changes: usize,
+    /// Candidate circuits scored.
+    pub evaluations: usize,
+}
+
+/// The search state: the set and every buffer a repair needs, so a repair
+/// after the first allocates nothing.
+#[derive(Clone, Debug)]
+pub struct Repair {
+    set: RepairSet,
+    boundary: Boundary,
+    program: HardProgram,
+    ops: Vec<u8>,
+    live_rows: Vec<bool>,
+    live_params: Vec<bool>,
+    live_channels: Vec<bool>,
+    /// (margin of the op's logit below the gate's largest, gate, op).
+    candidates: Vec<(f32, u32, u8)>,
+    grid: BitGrid,
+    next: BitGrid,
+    scratch: HardScratch,
+}
+
+impl Repair {
+    /// A repair of circuits like `circuit` on `set`.
+    pub fn new(set: RepairSet, circuit: &Circuit, boundary: Boundary) -> Self {
+        let first = &set.starts[0];
+        let grid = BitGrid::new(first.height(), first.width(), circuit.channels);
+        Self {
+            boundary,
+            // Built unpruned first, the largest it can be, so later rebuilds
+            // reuse its capacity.
+            program: HardProgram::new(circuit, &vec![crate::gates::PASS_A; circuit.params], boundary, Prune::None),
+            ops: vec![0; circuit.params],
+            live_rows: vec![false; circuit.rows],
+            live_params: vec![false; circuit.params],
+            live_channels: vec![false; circuit.channels],
+            candidates: Vec::with_capacity(circuit.params * (OPS - 1)),
+            next: grid.clone(),
+            grid,
+            scratch: HardScratch::with_slots(circuit.rows),
+            set,
+        }
+    }
+
+    /// The set circuits are scored on.
+    pub fn set(&self) -> &RepairSet {
+        &self.set
+    }
+
+    /// The ops of the last repair's result.
+    pub fn ops(&self) -> &[u8] {
+        &self.ops
+    }
+
+    /// Channel-0 cells the circuit `ops` gets wrong on the set.
+    pub fn errors(&mut self, circuit: &Circuit, ops: &[u8]) -> usize {
+        self.program.rebuild(circuit, ops, self.boundary, Prune::Channel0);
+        self.count_errors(usize::MAX)
+    }
+
+    /// Hill-climbs from `ca`'s argmax circuit: for each candidate (gate,
+    /// op), closest logit first, over the gates channel 0 currently
+    /// reads, keeps the change if the circuit then gets strictly fewer
+    /// cells wrong; passes over the candidates until a pass changes
+    /// nothing, no cell is wrong, or `max_evaluations` circuits have been
+    /// scored. The result is in [`ops`](Self::ops).
+    pub fn run(&mut self, ca: &LogicCa, max_evaluations: usize) -> RepairOutcome {
+        let circuit = ca.circuit();
+        ca.hard_ops(&mut self.ops);
+        self.candidates.clear();
+        for p in 0..circuit.params {
+            let logits = ca.logits(p);
+            let top = logits[argmax(logits) as usize];
+            for (op, &l) in logits.iter().enumerate() {
+                if op != self.ops[p] as usize {
+                    self.candidates.push((top - l, p as u32, op as u8));
+                }
+            }
+        }
+        // Ties (equal margins) by gate then op, so the order is the same
+        // on every machine.
+        self.candidates.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then((x.1, x.2).cmp(&(y.1, y.2))));
+        self.program.rebuild(circuit, &self.ops, self.boundary, Prune::Channel0);
+        let errors_before = self.count_errors(usize::MAX);
+        let (mut best, mut changes, mut evaluations) = (errors_before, 0, 0);
+        self.mark_live(circuit);
+        'passes: loop {
+            let mut improved = false;
+            for i in 0..self.candidates.len() {
+                if best == 0 || evaluations >= max_evaluations {
+                    break 'passes;
+                }
+                let (_, p, op) = self.candidates[i];
+                let p = p as usize;
+                let old = self.ops[p];
+                if op == old || !self.live_params[p] {
+                    continue;
+                }
+                self.ops[p] = op;
+                self.program.rebuild(circuit, &self.ops, self.boundary, Prune::Channel0);
+                evaluations += 1;
+                let errors = self.count_errors(best);
+                if errors < best {
+                    best = errors;
+                    changes += 1;
+                    improved = true;
+                    self.mark_live(circuit);
+                } else {
+                    self.ops[p] = old;
+                }
+            }
+            if !improved {
+                break;
+            }
+        }
+        // `changes` counts accepted steps; a gate changed twice counts once.
+        let changed = {
+            let mut n = 0;
+            for p in 0..circuit.params {
+                n += (self.ops[p] != argmax(ca.logits(p))) as usize;
+            }
+            n
+        };
+        debug_assert!(changed <= changes);
+        RepairOutcome { errors_before, errors_after: best, changes: changed, evaluations }
+    }
+
+    /// Channel-0 cells the current program gets wrong on the set, counted
+    /// until `limit` (a count at `limit` means "at least").
+    fn count_errors(&mut self, limit: usize) -> usize {
+        let set = &self.set;
+        let mut errors = 0;
+        for (g, (start, target)) in set.starts.iter().zip(&set.targets).enumerate() {
+            self.grid.copy_from(start);
+            for t in 0..set.steps {
+                self.program.step(&self.grid, &mut self.next, &mut self.scratch);
+                if !set.fires.is_empty() {
+                    self.next.keep_unfired(&self.grid, &set.fires[g * set.steps + t]);
+                }
+                std::mem::swap(&mut self.grid, &mut self.next);
+            }
+            errors += self
+                .grid
+                .plane(0)
+                .iter()
+                .zip(target.plane(0))
+                .map(|(a, b)| (a ^ b).count_ones() as usize)
+                .sum::<usize>();
+            if errors >= limit {
+                return limit;
+            }
+        }
+        errors
+    }
+
+    /// The gates whose output channel 0 reads (over any number of steps)
+    /// under the current ops: a gate reads only the inputs its op depends
+    /// on; a perception gate counts if any channel's copy is read.
+    fn mark_live(&mut self, circuit: &Circuit) {
+        self.live_channels.fill(false);
+        self.live_channels[0] = true;
+        loop {
+            self.live_rows.fill(false);
+            for c in 0..circuit.channels {
+                self.live_rows[circuit.outputs + c] = self.live_channels[c];
+            }
+            for stage in circuit.stages.iter().rev() {
+                for (j, g) in stage.gates.iter().enumerate().rev() {
+                    if !self.live_rows[stage.out_start + j] {
+                        continue;
+                    }
+                    let op = self.ops[g.param as usize];
+                    let reads_a = op_bit(op, false, false) != op_bit(op, true, false)
+                        || op_bit(op, false, true) != op_bit(op, true, true);
+                    let reads_b = op_bit(op, false, false) != op_bit(op, false, true)
+                        || op_bit(op, true, false) != op_bit(op, true, true);
+                    self.live_rows[g.a as usize] |= reads_a;
+                    self.live_rows[g.b as usize] |= reads_b;
+                }
+            }
+            let mut changed = false;
+            for t in 0..circuit.taps {
+                if self.live_rows[t] && !self.live_channels[t / TAPS] {
+                    self.live_channels[t / TAPS] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        self.live_params.fill(false);
+        for stage in &circuit.stages {
+            for (j, g) in stage.gates.iter().enumerate() {
+                self.live_params[g.param as usize] |= self.live_rows[stage.out_start + j];
+            }
+        }
+    }
+}
+
+/// How far above every other logit [`write_op`] puts a changed gate's
+/// new op: enough that the soft gate is mostly the new op (e^3 = 20 times
+/// the next one's weight), so the next updates do not simply undo it.
+pub const WRITE_MARGIN: f32 = 3.0;
+
+/// Makes op `op` gate p's argmax in `ca`: if it is not already, its logit
+/// is set [`WRITE_MARGIN`] above the largest.
+pub fn write_op(ca: &mut LogicCa, p: usize, op: u8) {
+    let offset = ca.logit_offsets()[p];
+    let logits = &mut ca.params_mut().values_mut()[offset..offset + OPS];
+    let top = argmax(logits) as usize;
+    if top != op as usize {
+        logits[op as usize] = logits[top] + WRITE_MARGIN;
+    }
+}

@@ -1,0 +1,155 @@
+//! The discrete repair: it never makes a circuit worse on its set, it
+//! finds a broken gate the logits rank as a close second, it reproduces,
+//! and its config is checked.
+
+use minnow_logic::repair::{Repair, RepairSet, write_op};
+use minnow_logic::train::repair_set;
+use minnow_logic::{BitGrid, Boundary, CheckerboardConfig, HardProgram, HardScratch, LogicCa, LogicCaConfig, Prune};
+use rand::{Rng, SeedableRng};
+
+/// A small CA: 8x8, 2 channels, 2 kernels.
+fn small() -> LogicCaConfig {
+    LogicCaConfig {
+        height: 8,
+        width: 8,
+        channels: 2,
+        kernels: 2,
+        perception: vec![8, 4, 2],
+        update: vec![8, 4, 2],
+        ..LogicCaConfig::default()
+    }
+}
+
+/// Gives every gate of `ca` a random op as its argmax (the other logits
+/// stay as initialised).
+fn random_ops(ca: &mut LogicCa, seed: u64) -> Vec<u8> {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+    let ops: Vec<u8> = (0..ca.circuit().params).map(|_| rng.random_range(0..16)).collect();
+    for (p, &op) in ops.iter().enumerate() {
+        write_op(ca, p, op);
+    }
+    ops
+}
+
+/// Random start grids with channel 0 after `steps` steps of `truth` as the
+/// targets.
+fn set_of(truth: &HardProgram, ca: &LogicCaConfig, grids: usize, steps: usize, seed: u64) -> RepairSet {
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+    let (mut starts, mut targets) = (Vec::new(), Vec::new());
+    let mut scratch = HardScratch::default();
+    for _ in 0..grids {
+        let mut start = BitGrid::new(ca.height, ca.width, ca.channels);
+        start.fill_random(|| rng.random());
+        let (mut a, mut b) = (start.clone(), start.clone());
+        for _ in 0..steps {
+            truth.step(&a, &mut b, &mut scratch);
+            std::mem::swap(&mut a, &mut b);
+        }
+        let mut target = BitGrid::new(ca.height, ca.width, 1);
+        for r in 0..ca.height {
+            for c in 0..ca.width {
+                target.set(0, r, c, a.get(0, r, c));
+            }
+        }
+        starts.push(start);
+        targets.push(target);
+    }
+    RepairSet::new(starts, targets, Vec::new(), steps)
+}
+
+#[test]
+fn finds_a_broken_gate_ranked_second() {
+    let config = small();
+    let mut ca = LogicCa::new(&config, 3).unwrap();
+    let truth_ops = random_ops(&mut ca, 4);
+    let truth = HardProgram::new(ca.circuit(), &truth_ops, Boundary::Zero, Prune::None);
+    let set = set_of(&truth, &config, 8, 3, 5);
+    let mut repair = Repair::new(set, ca.circuit(), Boundary::Zero);
+    assert_eq!(repair.errors(ca.circuit(), &truth_ops), 0);
+    // The first gate whose op changes the result: break it, with its true
+    // op the logits' close second.
+    let mut broken = truth_ops.clone();
+    let p = (0..broken.len())
+        .find(|&p| {
+            broken[p] = (truth_ops[p] + 7) % 16;
+            let wrong = repair.errors(ca.circuit(), &broken) > 0;
+            if !wrong {
+                broken[p] = truth_ops[p];
+            }
+            wrong
+        })
+        .expect("some gate matters");
+    let offset = ca.logit_offsets()[p];
+    let logits = &mut ca.params_mut().values_mut()[offset..offset + 16];
+    logits[broken[p] as usize] = 20.0;
+    logits[truth_ops[p] as usize] = 19.5;
+    let outcome = repair.run(&ca, 10_000);
+    assert!(outcome.errors_before > 0);
+    assert_eq!(outcome.errors_after, 0, "{outcome:?}");
+    assert_eq!(outcome.evaluations, 1, "the close second is tried first: {outcome:?}");
+    assert_eq!(repair.ops(), &truth_ops[..]);
+}
+
+#[test]
+fn never_makes_a_circuit_worse_and_reproduces() {
+    let config = CheckerboardConfig {
+        ca: small(),
+        ca_steps: 4,
+        repair: minnow_logic::RepairConfig { grids: 6, ..Default::default() },
+        ..CheckerboardConfig::default()
+    };
+    for seed in 0..4 {
+        let mut ca = LogicCa::new(&config.ca, seed).unwrap();
+        let ops = random_ops(&mut ca, seed + 100);
+        // Random logits below the argmax: an arbitrary candidate order.
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(seed + 200);
+        for p in 0..ops.len() {
+            let offset = ca.logit_offsets()[p];
+            for (k, l) in ca.params_mut().values_mut()[offset..offset + 16].iter_mut().enumerate() {
+                if k != ops[p] as usize {
+                    *l = rng.random_range(-5.0..5.0);
+                }
+            }
+        }
+        let set = repair_set(&CheckerboardConfig { seed, ..config.clone() });
+        let cells = set.cells();
+        let mut repair = Repair::new(set.clone(), ca.circuit(), Boundary::Zero);
+        let before = repair.errors(ca.circuit(), &ops);
+        let outcome = repair.run(&ca, 300);
+        assert_eq!(outcome.errors_before, before);
+        assert!(outcome.errors_after <= before, "{outcome:?}");
+        assert!(outcome.evaluations <= 300, "{outcome:?}");
+        let repaired = repair.ops().to_vec();
+        let changed = repaired.iter().zip(&ops).filter(|(a, b)| a != b).count();
+        assert_eq!(outcome.changes, changed);
+        // Recounted from scratch, on a fresh search state.
+        let mut fresh = Repair::new(set, ca.circuit(), Boundary::Zero);
+        assert_eq!(fresh.errors(ca.circuit(), &repaired), outcome.errors_after);
+        assert!(outcome.errors_after < cells);
+        // The same search again: the same result.
+        assert_eq!(fresh.run(&ca, 300), outcome);
+        assert_eq!(fresh.ops(), &repaired[..]);
+        // Written back, the repaired ops are the argmax circuit.
+        for (p, &op) in repaired.iter().enumerate() {
+            write_op(&mut ca, p, op);
+        }
+        let mut argmax = vec![0; repaired.len()];
+        ca.hard_ops(&mut argmax);
+        assert_eq!(argmax, repaired);
+    }
+}
+
+#[test]
+fn repair_config_errors_name_the_key() {
+    for (json, key) in [
+        (r#"{"repair": {"grids": 0}}"#, "repair.grids"),
+        (r#"{"repair": {"evaluations": 0}}"#, "repair.evaluations"),
+        (r#"{"repair": {"from": 1.5}}"#, "repair.from"),
+        (r#"{"repair": {"every": 5, "tries": 3}}"#, "tries"),
+    ] {
+        let err = CheckerboardConfig::from_json(json).unwrap_err().to_string();
+        assert!(err.contains(key), "{json}: {err}");
+    }
+    // Off, the other keys are not checked.
+    CheckerboardConfig::from_json(r#"{"repair": {"every": 0, "grids": 0}}"#).unwrap();
+}
