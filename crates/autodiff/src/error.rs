@@ -17,12 +17,10 @@ pub enum Error {
     DuplicateParam { name: String },
     #[error("parameter layouts differ: {detail}")]
     LayoutMismatch { detail: String },
+    #[error("Graph::input_ref: a graph borrows at most {max} caller buffers; copy the rest with Graph::input")]
+    TooManyBorrowed { max: usize },
     #[error("invalid configuration: {0}")]
     Config(String),
-    #[error("checkpoint: {0}")]
-    Checkpoint(String),
-    #[error("data: {0}")]
-    Data(String),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -28,4 +28,4 @@ pub use custom::{CustomId, CustomOp};
 pub use error::{Error, Result};
 pub use params::{ParamId, Params};
 pub use profile::Profile;
-pub use tape::{Graph, MAX_INPUTS, PARALLEL_GEMM_MIN_MACS, Tape, Var};
+pub use tape::{Graph, MAX_BORROWED, MAX_INPUTS, PARALLEL_GEMM_MIN_MACS, Tape, Var};

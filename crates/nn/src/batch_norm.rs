@@ -2,7 +2,7 @@
 //! running statistics owned by the layer: buffers in PyTorch's sense, saved
 //! in checkpoints beside the parameters but never trained.
 
-use crate::{Checkpoint, Error, Module, config_error, join};
+use crate::{Checkpoint, NnError, Module, config_error, join};
 use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
 
 /// PyTorch's defaults: eps 1e-5, momentum 0.1.
@@ -22,7 +22,7 @@ impl BatchNorm1dConfig {
 
     /// Adds `name.weight` and `name.bias` [features]; the running mean
     /// starts at 0 and the running variance at 1.
-    pub fn init(&self, params: &mut Params, name: &str) -> Result<BatchNorm1d> {
+    pub fn init(&self, params: &mut Params, name: &str) -> crate::Result<BatchNorm1d> {
         if self.features == 0 {
             return Err(config_error(name, "BatchNorm1d needs features > 0, found 0"));
         }
@@ -99,23 +99,19 @@ impl BatchNorm1d {
 
     /// Sets the buffer called `name` (one of [`buffers`](Self::buffers)'
     /// names) from `values`; an error for another name or length.
-    pub fn load_buffer(&mut self, name: &str, values: &[f32]) -> Result<()> {
+    pub fn load_buffer(&mut self, name: &str, values: &[f32]) -> crate::Result<()> {
         let target = if name == self.names[0] {
             &mut self.running_mean
         } else if name == self.names[1] {
             &mut self.running_var
         } else {
-            return Err(Error::Checkpoint(format!(
-                "'{name}' is not a buffer of this BatchNorm1d (expected '{}' or '{}')",
-                self.names[0], self.names[1]
-            )));
+            return Err(NnError::Config {
+                layer: "BatchNorm1d".into(),
+                detail: format!("'{name}' is not a buffer (expected '{}' or '{}')", self.names[0], self.names[1]),
+            });
         };
         if values.len() != target.len() {
-            return Err(Error::Checkpoint(format!(
-                "buffer '{name}' has {} values, the layer expects {}",
-                values.len(),
-                target.len()
-            )));
+            return Err(NnError::TensorLength { name: name.to_string(), expected: target.len(), found: values.len() });
         }
         target.copy_from_slice(values);
         Ok(())
@@ -123,16 +119,16 @@ impl BatchNorm1d {
 
     /// Loads both buffers from a checkpoint; checks both first, so on an
     /// error nothing has changed.
-    pub fn restore_buffers(&mut self, checkpoint: &Checkpoint) -> Result<()> {
+    pub fn restore_buffers(&mut self, checkpoint: &Checkpoint) -> crate::Result<()> {
         let mut found = [&[][..]; 2];
         for (slot, name) in found.iter_mut().zip(&self.names) {
-            *slot = checkpoint.tensor(name).ok_or_else(|| Error::Checkpoint(format!("buffer '{name}' is missing")))?;
+            *slot = checkpoint.tensor(name).ok_or_else(|| NnError::MissingTensor { name: name.clone() })?;
             if slot.len() != self.running_mean.len() {
-                return Err(Error::Checkpoint(format!(
-                    "buffer '{name}' has {} values, the layer expects {}",
-                    slot.len(),
-                    self.running_mean.len()
-                )));
+                return Err(NnError::TensorLength {
+                    name: name.clone(),
+                    expected: self.running_mean.len(),
+                    found: slot.len(),
+                });
             }
         }
         self.running_mean.copy_from_slice(found[0]);

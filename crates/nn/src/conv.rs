@@ -36,7 +36,7 @@ impl Conv2dConfig {
     }
 
     /// An error naming the first invalid field.
-    pub fn validate(&self, name: &str) -> Result<()> {
+    pub fn validate(&self, name: &str) -> crate::Result<()> {
         let [kh, kw] = self.kernel_size;
         if self.in_channels == 0 || self.out_channels == 0 {
             return Err(config_error(
@@ -68,7 +68,7 @@ impl Conv2dConfig {
 
     /// The output [height, width] for an input of `height` x `width`, or
     /// an error when the kernel is larger than the padded input.
-    pub fn output_size(&self, name: &str, height: usize, width: usize) -> Result<[usize; 2]> {
+    pub fn output_size(&self, name: &str, height: usize, width: usize) -> crate::Result<[usize; 2]> {
         self.validate(name)?;
         let [kh, kw] = self.kernel_size;
         let (ph, pw) = (height + 2 * self.padding, width + 2 * self.padding);
@@ -85,7 +85,7 @@ impl Conv2dConfig {
     }
 
     /// Adds `name.weight` [out, in, kh, kw] (and `name.bias` [out]).
-    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<Conv2d> {
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> crate::Result<Conv2d> {
         self.validate(name)?;
         let [kh, kw] = self.kernel_size;
         let (fan_in, fan_out) = (self.in_channels * kh * kw, self.out_channels * kh * kw);
@@ -152,7 +152,7 @@ impl MaxPool2d {
 
     /// The output [height, width] for an input of `height` x `width`, or an
     /// error when the input is smaller than a window.
-    pub fn output_size(&self, name: &str, height: usize, width: usize) -> Result<[usize; 2]> {
+    pub fn output_size(&self, name: &str, height: usize, width: usize) -> crate::Result<[usize; 2]> {
         if height < 2 || width < 2 {
             return Err(config_error(name, format!("MaxPool2d input {height}x{width} is smaller than the 2x2 window")));
         }

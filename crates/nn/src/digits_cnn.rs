@@ -27,7 +27,7 @@ impl Default for DigitsCnnConfig {
 
 impl DigitsCnnConfig {
     /// Adds `name.conv1`, `name.conv2`, `name.fc1` and `name.fc2`.
-    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<DigitsCnn> {
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> crate::Result<DigitsCnn> {
         let [c1, c2] = self.channels;
         if c1 == 0 || c2 == 0 || self.hidden == 0 {
             return Err(config_error(

@@ -27,7 +27,7 @@ impl Default for DigitsLstmConfig {
 
 impl DigitsLstmConfig {
     /// Adds `name.lstm.*` and `name.head.*` to the store.
-    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<DigitsLstm> {
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> crate::Result<DigitsLstm> {
         let lstm = LstmConfig::new(DIGIT_COLS, self.hidden).init(params, &join(name, "lstm"), rng)?;
         let head = LinearConfig::new(self.hidden, DIGIT_CLASSES).init(params, &join(name, "head"), rng)?;
         Ok(DigitsLstm { lstm, head })

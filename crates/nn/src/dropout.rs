@@ -2,7 +2,7 @@
 //! seed from it for `Graph::dropout`'s mask, so a run with a seed replays
 //! exactly, and the generator's state is saved with a checkpoint.
 
-use crate::{Error, Module, config_error};
+use crate::{Module, NnError, config_error};
 use minnow_autodiff::{Graph, ParamId, Result, Var};
 use rand::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -21,13 +21,13 @@ impl DropoutConfig {
         Self { p, seed }
     }
 
-    pub fn init(&self) -> Result<Dropout> {
+    pub fn init(&self) -> crate::Result<Dropout> {
         check_p(self.p)?;
         Ok(Dropout { p: self.p, rng: Pcg64Mcg::seed_from_u64(self.seed), training: true })
     }
 }
 
-fn check_p(p: f32) -> Result<()> {
+fn check_p(p: f32) -> crate::Result<()> {
     if (0.0..1.0).contains(&p) {
         Ok(())
     } else {
@@ -68,8 +68,8 @@ impl Dropout {
         serde_json::to_string(self).expect("plain data always serialises")
     }
 
-    pub fn from_json(text: &str) -> Result<Self> {
-        let layer: Self = serde_json::from_str(text).map_err(|e| Error::Checkpoint(format!("dropout state: {e}")))?;
+    pub fn from_json(text: &str) -> crate::Result<Self> {
+        let layer: Self = serde_json::from_str(text).map_err(|e| NnError::BadState { what: "dropout", detail: e.to_string() })?;
         check_p(layer.p)?;
         Ok(layer)
     }

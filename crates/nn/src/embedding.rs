@@ -18,7 +18,7 @@ impl EmbeddingConfig {
     }
 
     /// Adds `name.weight` [num_embeddings, embedding_dim].
-    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<Embedding> {
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> crate::Result<Embedding> {
         if self.num_embeddings == 0 || self.embedding_dim == 0 {
             return Err(config_error(
                 name,

@@ -10,7 +10,7 @@ pub struct DuelingHeadConfig {
 }
 
 impl DuelingHeadConfig {
-    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<DuelingHead> {
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> crate::Result<DuelingHead> {
         Ok(DuelingHead {
             value: LinearConfig::new(self.inputs, 1).init(params, &join(name, "value"), rng)?,
             advantage: LinearConfig::new(self.inputs, self.actions).init(params, &join(name, "advantage"), rng)?,
@@ -48,7 +48,7 @@ pub struct PolicyValueHeadConfig {
 }
 
 impl PolicyValueHeadConfig {
-    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<PolicyValueHead> {
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> crate::Result<PolicyValueHead> {
         Ok(PolicyValueHead {
             policy: LinearConfig::new(self.inputs, self.policy).init(params, &join(name, "policy"), rng)?,
             value: LinearConfig::new(self.inputs, 1).init(params, &join(name, "value"), rng)?,

@@ -14,7 +14,7 @@ impl LayerNormConfig {
         Self { size, eps: 1e-5 }
     }
 
-    pub fn init(&self, params: &mut Params, name: &str) -> Result<LayerNorm> {
+    pub fn init(&self, params: &mut Params, name: &str) -> crate::Result<LayerNorm> {
         if self.size == 0 || self.eps.is_nan() || self.eps <= 0.0 {
             return Err(config_error(
                 name,

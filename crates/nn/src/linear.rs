@@ -19,7 +19,7 @@ impl LinearConfig {
     }
 
     /// Adds `name.weight` (and `name.bias`) to the store.
-    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<Linear> {
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> crate::Result<Linear> {
         if self.inputs == 0 || self.outputs == 0 {
             return Err(config_error(
                 name,

@@ -18,14 +18,14 @@ pub struct PolicyValueNetConfig {
 }
 
 impl PolicyValueNetConfig {
-    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<PolicyValueNet> {
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> crate::Result<PolicyValueNet> {
         if self.inputs == 0 || self.width == 0 || self.policy == 0 {
             return Err(config_error(name, format!("inputs, width and policy must be > 0, found {self:?}")));
         }
         let stem = LinearConfig::new(self.inputs, self.width).init(params, &join(name, "stem"), rng)?;
         let blocks = (0..self.blocks)
             .map(|i| ResidualBlockConfig { width: self.width }.init(params, &join(name, &format!("block{i}")), rng))
-            .collect::<Result<Vec<_>>>()?;
+            .collect::<crate::Result<Vec<_>>>()?;
         let head =
             PolicyValueHeadConfig { inputs: self.width, policy: self.policy }.init(params, &join(name, "head"), rng)?;
         Ok(PolicyValueNet { stem, blocks, head })

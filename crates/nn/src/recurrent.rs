@@ -87,7 +87,7 @@ impl RecurrentWeights {
         inputs: usize,
         hidden: usize,
         rng: &mut impl Rng,
-    ) -> Result<Self> {
+    ) -> crate::Result<Self> {
         if inputs == 0 || hidden == 0 {
             let layer = if name.is_empty() { cell.name() } else { name };
             return Err(config_error(
@@ -123,7 +123,7 @@ impl RecurrentWeights {
             return Err(TensorError::ShapeMismatch { op, lhs: expected, rhs: shape }.into());
         }
         if batch == 0 || steps == 0 {
-            return Err(Error::Data(format!("{op}: input {shape} has no rows or no time steps")));
+            return Err(Error::Config(format!("{op}: input {shape} has no rows or no time steps")));
         }
         let (hidden, gates) = (self.hidden, cell.gates() * self.hidden);
         let (w_ih, w_hh) = (g.param(self.w_ih), g.param(self.w_hh));
@@ -182,7 +182,7 @@ macro_rules! recurrent_layer {
 
             /// Adds `name.weight_ih_l0`, `name.weight_hh_l0`,
             /// `name.bias_ih_l0` and `name.bias_hh_l0` to the store.
-            pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<$layer> {
+            pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> crate::Result<$layer> {
                 let weights = RecurrentWeights::init(params, name, $cell, self.inputs, self.hidden, rng)?;
                 Ok($layer { weights })
             }

@@ -10,7 +10,7 @@ pub struct ResidualBlockConfig {
 }
 
 impl ResidualBlockConfig {
-    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<ResidualBlock> {
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> crate::Result<ResidualBlock> {
         let linear = LinearConfig::new(self.width, self.width);
         let norm = LayerNormConfig::new(self.width);
         Ok(ResidualBlock {

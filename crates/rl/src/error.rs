@@ -27,6 +27,8 @@ pub enum RlError {
     #[error(transparent)]
     Network(#[from] minnow_autodiff::Error),
     #[error(transparent)]
+    Nn(#[from] minnow_nn::NnError),
+    #[error(transparent)]
     Optimizer(#[from] minnow_optim::OptimError),
     #[error(transparent)]
     Env(#[from] minnow_envs::EnvError),

@@ -2,7 +2,9 @@
 #[derive(Debug, thiserror::Error)]
 pub enum TrainError {
     #[error(transparent)]
-    Nn(#[from] minnow_nn::Error),
+    Nn(#[from] minnow_nn::NnError),
+    #[error(transparent)]
+    Autodiff(#[from] minnow_autodiff::Error),
     #[error(transparent)]
     Optim(#[from] minnow_optim::OptimError),
     #[error("invalid config: {0}")]

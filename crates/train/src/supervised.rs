@@ -145,7 +145,7 @@ enum Network {
 }
 
 impl Network {
-    fn forward(&self, g: &mut Graph<'_>, x: Var) -> minnow_nn::Result<Var> {
+    fn forward(&self, g: &mut Graph<'_>, x: Var) -> minnow_autodiff::Result<Var> {
         match self {
             Network::Mlp(mlp) => mlp.forward(g, x),
             Network::Cnn(cnn) => cnn.forward(g, x),
