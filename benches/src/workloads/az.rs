@@ -1,10 +1,10 @@
 //! `az_forward/bB`: inference of the 283,477-parameter AlphaZero-style
 //! residual MLP of docs/ANCHORS.md at batch B: policy softmax and tanh value.
 
+use super::StepResult;
 use super::filled;
 use crate::{Work, Workload};
 use minnow_nn::{Params, PolicyValueNet, PolicyValueNetConfig, Tape};
-use super::StepResult;
 use rand::SeedableRng;
 
 pub const CONFIG: PolicyValueNetConfig = PolicyValueNetConfig { inputs: 198, width: 140, blocks: 4, policy: 676 };

@@ -3,10 +3,10 @@
 //! ReLU and 2x2 max pooling, then Linear 128->64->10) at batch 64:
 //! forward, cross-entropy, backward, Adam (lr 1e-3).
 
+use super::StepResult;
 use super::filled;
 use crate::{Work, Workload};
 use minnow_nn::{DigitsCnn, DigitsCnnConfig, Params, Tape};
-use super::StepResult;
 use minnow_optim::{Adam, AdamConfig, Optimizer};
 use rand::SeedableRng;
 

@@ -4,11 +4,11 @@
 //! next states; target = r + 0.99 (1 - done) max Q'; Huber loss (delta 1);
 //! backward; Adam (lr 1e-3, eps 1e-8).
 
+use super::StepResult;
 use super::filled;
 use crate::{Work, Workload};
 use minnow_kernels::row_max_argmax;
 use minnow_nn::{Mlp, MlpConfig, Params, Tape};
-use super::StepResult;
 use minnow_optim::{Adam, AdamConfig, Optimizer};
 use rand::SeedableRng;
 

@@ -148,13 +148,25 @@ impl Tape {
     /// Starts a training step: clears the tape and records every op.
     pub fn graph<'a>(&'a mut self, params: &'a mut Params) -> Graph<'a> {
         self.clear();
-        Graph { tape: self, params: ParamAccess::Train(params), borrowed: [&[]; MAX_BORROWED], borrowed_used: 0, recording: true }
+        Graph {
+            tape: self,
+            params: ParamAccess::Train(params),
+            borrowed: [&[]; MAX_BORROWED],
+            borrowed_used: 0,
+            recording: true,
+        }
     }
 
     /// Starts a forward-only pass that records nothing: for inference.
     pub fn inference<'a>(&'a mut self, params: &'a Params) -> Graph<'a> {
         self.clear();
-        Graph { tape: self, params: ParamAccess::Infer(params), borrowed: [&[]; MAX_BORROWED], borrowed_used: 0, recording: false }
+        Graph {
+            tape: self,
+            params: ParamAccess::Infer(params),
+            borrowed: [&[]; MAX_BORROWED],
+            borrowed_used: 0,
+            recording: false,
+        }
     }
 
     fn clear(&mut self) {

@@ -2,7 +2,7 @@
 //! running statistics owned by the layer: buffers in PyTorch's sense, saved
 //! in checkpoints beside the parameters but never trained.
 
-use crate::{Checkpoint, NnError, Module, config_error, join};
+use crate::{Checkpoint, Module, NnError, config_error, join};
 use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
 
 /// PyTorch's defaults: eps 1e-5, momentum 0.1.

@@ -66,7 +66,8 @@ impl CheckpointWriter {
                     .map_err(|e| NnError::CorruptCheckpoint { detail: format!("tensor '{name}': {e}") })
             })
             .collect::<Result<Vec<_>>>()?;
-        let bytes = safetensors::serialize(views, Some(self.metadata)).map_err(|e| NnError::CorruptCheckpoint { detail: e.to_string() })?;
+        let bytes = safetensors::serialize(views, Some(self.metadata))
+            .map_err(|e| NnError::CorruptCheckpoint { detail: e.to_string() })?;
         write_atomically(path, &bytes)
     }
 }

@@ -40,9 +40,9 @@ impl Dataset {
                 features.push(crate::csv::number(line, column, field)?);
             }
             let label_field = fields[width];
-            let label: u32 = label_field.parse().map_err(|_| {
-                bad_value(line, width + 1, format!("label '{label_field}' is not a class index"))
-            })?;
+            let label: u32 = label_field
+                .parse()
+                .map_err(|_| bad_value(line, width + 1, format!("label '{label_field}' is not a class index")))?;
             if label as usize >= classes {
                 return Err(data_error(format!("line {line}: label {label} is out of range for {classes} classes")));
             }

@@ -69,7 +69,8 @@ impl Dropout {
     }
 
     pub fn from_json(text: &str) -> crate::Result<Self> {
-        let layer: Self = serde_json::from_str(text).map_err(|e| NnError::BadState { what: "dropout", detail: e.to_string() })?;
+        let layer: Self =
+            serde_json::from_str(text).map_err(|e| NnError::BadState { what: "dropout", detail: e.to_string() })?;
         check_p(layer.p)?;
         Ok(layer)
     }

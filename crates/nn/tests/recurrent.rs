@@ -2,8 +2,8 @@
 //! (plain f64 loops over small fixed weights), their parameter layout,
 //! shapes, gradients through time, and errors.
 
-use minnow_autodiff::gradcheck::check_gradients;
 use minnow_autodiff::Result;
+use minnow_autodiff::gradcheck::check_gradients;
 use minnow_nn::{Graph, GruConfig, LstmConfig, Module, Params, RecurrentWeights, RnnConfig, Tape, Var};
 use rand::SeedableRng;
 

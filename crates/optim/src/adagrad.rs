@@ -6,7 +6,8 @@ use minnow_autodiff::Params;
 use minnow_kernels::{AdaGradParams, adagrad_step};
 
 /// `torch.optim.Adagrad`'s settings and defaults.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct AdaGradConfig {
     pub lr: f32,
     /// Step t runs at lr / (1 + (t - 1) * lr_decay).

@@ -7,7 +7,8 @@ use minnow_kernels::{AdamParams, adam_step};
 
 /// `torch.optim.Adam`'s settings and defaults. Weight decay is added to
 /// the gradient (L2 regularisation); see [`AdamWConfig`] for decoupled decay.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct AdamConfig {
     pub lr: f32,
     pub betas: (f32, f32),
@@ -23,7 +24,8 @@ impl Default for AdamConfig {
 
 /// `torch.optim.AdamW`'s settings and defaults: the weights decay by
 /// `lr * weight_decay` each step, apart from the gradient.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct AdamWConfig {
     pub lr: f32,
     pub betas: (f32, f32),

@@ -6,7 +6,8 @@ use minnow_autodiff::Params;
 use minnow_kernels::{RmsPropParams, rmsprop_step};
 
 /// `torch.optim.RMSprop`'s settings and defaults.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct RmsPropConfig {
     pub lr: f32,
     /// Decay of the running averages.

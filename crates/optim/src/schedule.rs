@@ -5,7 +5,8 @@ use crate::error::Check;
 use crate::{Optimizer, Result};
 
 /// How the rate moves after any warm-up, counting steps from its end.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Decay {
     /// The base rate throughout.
     Constant,
@@ -20,14 +21,16 @@ pub enum Decay {
 
 /// `LinearLR` from `start_factor * lr` up to lr over `steps` steps, then
 /// the decay (`SequentialLR` with one milestone).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Warmup {
     pub steps: u64,
     pub start_factor: f32,
 }
 
 /// A schedule's settings; [`build`](Self::build) validates them.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ScheduleConfig {
     /// The base rate.
     pub lr: f32,

@@ -6,7 +6,8 @@ use minnow_autodiff::Params;
 use minnow_kernels::{SgdParams, sgd_step};
 
 /// `torch.optim.SGD`'s settings and defaults.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct SgdConfig {
     pub lr: f32,
     pub momentum: f32,
