@@ -23,4 +23,5 @@ pub enum Error {
     Config(String),
 }
 
+/// The graph's result.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -16,8 +16,11 @@
 //! arena until the next step clears it, so a warmed-up step allocates
 //! nothing. `tape.inference(&params)` runs the same ops without recording.
 
+#![warn(missing_docs)]
+
 mod custom;
 mod error;
+/// Finite-difference gradient checking of a graph against its backward pass.
 pub mod gradcheck;
 mod ops;
 mod params;

@@ -134,6 +134,7 @@ impl std::fmt::Debug for Tape {
 }
 
 impl Tape {
+    /// An empty tape; its memory grows to the largest step and is then reused.
     pub fn new() -> Self {
         Self::default()
     }
@@ -182,6 +183,7 @@ impl Tape {
         self.profile = Some(Profile::default());
     }
 
+    /// The per-op times since `enable_profile`, which stops.
     pub fn take_profile(&mut self) -> Option<Profile> {
         self.profile.take()
     }
@@ -238,6 +240,7 @@ impl std::fmt::Debug for Graph<'_> {
 }
 
 impl<'a> Graph<'a> {
+    /// The parameter store the graph reads.
     pub fn params(&self) -> &Params {
         match &self.params {
             ParamAccess::Train(p) => p,
@@ -303,6 +306,7 @@ impl<'a> Graph<'a> {
         self.push_node(Node { shape, value: Loc::Param(id), grad: None, requires_grad })
     }
 
+    /// The shape of a node.
     pub fn shape(&self, v: Var) -> Shape {
         self.tape.nodes[v.0 as usize].shape
     }

@@ -8,7 +8,9 @@ use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
 /// PyTorch's defaults: eps 1e-5, momentum 0.1.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BatchNorm1dConfig {
+    /// Channels (the width of x [B, features]).
     pub features: usize,
+    /// Added to the variance (PyTorch: 1e-5).
     pub eps: f32,
     /// Weight of the batch in each running-statistics update:
     /// running = (1 - momentum) running + momentum batch.
@@ -16,6 +18,7 @@ pub struct BatchNorm1dConfig {
 }
 
 impl BatchNorm1dConfig {
+    /// PyTorch's defaults for `features` channels.
     pub fn new(features: usize) -> Self {
         Self { features, eps: 1e-5, momentum: 0.1 }
     }
@@ -50,13 +53,17 @@ impl BatchNorm1dConfig {
 /// Starts in training mode, as PyTorch modules do.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BatchNorm1d {
+    /// Per-channel scale.
     pub gamma: ParamId,
+    /// Per-channel shift.
     pub beta: ParamId,
     running_mean: Vec<f32>,
     running_var: Vec<f32>,
     /// `name.running_mean`, `name.running_var`.
     names: [String; 2],
+    /// Added to the variance.
     pub eps: f32,
+    /// Weight of a new batch in the running statistics.
     pub momentum: f32,
     training: bool,
 }
@@ -79,14 +86,17 @@ impl BatchNorm1d {
         )
     }
 
+    /// Whether batches use their own statistics (train) or the running ones (eval).
     pub fn is_training(&self) -> bool {
         self.training
     }
 
+    /// The running mean per channel.
     pub fn running_mean(&self) -> &[f32] {
         &self.running_mean
     }
 
+    /// The running (unbiased) variance per channel.
     pub fn running_var(&self) -> &[f32] {
         &self.running_var
     }

@@ -23,6 +23,7 @@ pub struct CheckpointWriter {
 }
 
 impl CheckpointWriter {
+    /// An empty checkpoint.
     pub fn new() -> Self {
         Self::default()
     }
@@ -44,11 +45,13 @@ impl CheckpointWriter {
         self
     }
 
+    /// Adds a tensor of shape `dims`.
     pub fn tensor(mut self, name: &str, dims: &[usize], values: &[f32]) -> Self {
         self.tensors.push((name.to_string(), dims.to_vec(), bytemuck_f32(values)));
         self
     }
 
+    /// Adds a metadata string.
     pub fn meta(mut self, key: &str, value: impl Into<String>) -> Self {
         self.metadata.insert(key.to_string(), value.into());
         self
@@ -135,18 +138,22 @@ impl Checkpoint {
         Ok(Self { tensors, metadata: header.metadata().clone().unwrap_or_default() })
     }
 
+    /// The values of tensor `name`, if saved.
     pub fn tensor(&self, name: &str) -> Option<&[f32]> {
         self.tensors.get(name).map(|(_, v)| v.as_slice())
     }
 
+    /// The shape of tensor `name`, if saved.
     pub fn shape(&self, name: &str) -> Option<Shape> {
         self.tensors.get(name).map(|(s, _)| *s)
     }
 
+    /// Every tensor name, sorted.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.tensors.keys().map(String::as_str)
     }
 
+    /// The metadata value of `key`, if saved.
     pub fn meta(&self, key: &str) -> Option<&str> {
         self.metadata.get(key).map(String::as_str)
     }

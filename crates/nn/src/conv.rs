@@ -8,14 +8,21 @@ use rand::Rng;
 /// on every side.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Conv2dConfig {
+    /// Input channels.
     pub in_channels: usize,
+    /// Output channels (kernels).
     pub out_channels: usize,
     /// [kh, kw]
     pub kernel_size: [usize; 2],
+    /// Step between windows.
     pub stride: usize,
+    /// Zeros added on every side.
     pub padding: usize,
+    /// Whether to add a bias per output channel.
     pub bias: bool,
+    /// The kernels' init.
     pub weight_init: Init,
+    /// The bias's init.
     pub bias_init: Init,
 }
 
@@ -111,14 +118,21 @@ impl Conv2dConfig {
     }
 }
 
+/// A built [`Conv2dConfig`]: kernels [out, in, kh, kw] and a bias.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Conv2d {
+    /// The kernels [out, in, kh, kw].
     pub w: ParamId,
+    /// The bias [out], if any.
     pub b: Option<ParamId>,
+    /// Input channels.
     pub in_channels: usize,
+    /// Output channels.
     pub out_channels: usize,
     pub kernel_size: [usize; 2],
+    /// Step between windows.
     pub stride: usize,
+    /// Zeros added on every side.
     pub padding: usize,
 }
 

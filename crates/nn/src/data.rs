@@ -13,9 +13,13 @@ use std::io::BufRead;
 /// Rows of `width` features (row-major) with a class label each.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dataset {
+    /// `len() * width` features, row-major.
     pub features: Vec<f32>,
+    /// A class per row.
     pub labels: Vec<u32>,
+    /// Features per row.
     pub width: usize,
+    /// Classes (labels are below it).
     pub classes: usize,
 }
 
@@ -52,14 +56,17 @@ impl Dataset {
         Ok(Self { features, labels, width, classes })
     }
 
+    /// Rows.
     pub fn len(&self) -> usize {
         self.labels.len()
     }
 
+    /// Whether there are no rows.
     pub fn is_empty(&self) -> bool {
         self.labels.is_empty()
     }
 
+    /// The features of row `i`.
     pub fn row(&self, i: usize) -> &[f32] {
         &self.features[i * self.width..(i + 1) * self.width]
     }
@@ -112,6 +119,7 @@ pub struct Batches {
 }
 
 impl Batches {
+    /// Batches of `batch` rows out of `len`, shuffled by `seed`.
     pub fn new(len: usize, batch: usize, seed: u64) -> Result<Self> {
         if batch == 0 || batch > len {
             return Err(data_error(format!("batch size must be in 1..={len}, found {batch}")));
@@ -127,6 +135,7 @@ impl Batches {
         self.epoch
     }
 
+    /// Rows per batch.
     pub fn batch_size(&self) -> usize {
         self.batch
     }
@@ -166,6 +175,7 @@ impl Batches {
         serde_json::to_string(self).expect("plain data always serialises")
     }
 
+    /// Reads the state [`to_json`](Self::to_json) wrote.
     pub fn from_json(text: &str) -> Result<Self> {
         serde_json::from_str(text).map_err(|e| NnError::BadState { what: "batch iterator", detail: e.to_string() })
     }

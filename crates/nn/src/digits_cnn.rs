@@ -11,6 +11,7 @@ use rand::Rng;
 const SIDE: usize = 8;
 const CLASSES: usize = 10;
 
+/// The digits CNN: two Conv2d + ReLU + MaxPool2d stages, then two Linear layers to 10 classes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DigitsCnnConfig {
     /// Output channels of the two convolutions.
@@ -54,12 +55,18 @@ impl DigitsCnnConfig {
     }
 }
 
+/// A built [`DigitsCnnConfig`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DigitsCnn {
+    /// The first convolution.
     pub conv1: Conv2d,
+    /// The second convolution.
     pub conv2: Conv2d,
+    /// The hidden Linear.
     pub fc1: Linear,
+    /// The output Linear (10 logits).
     pub fc2: Linear,
+    /// The pooling after each convolution.
     pub pool: MaxPool2d,
 }
 

@@ -12,10 +12,13 @@ use rand::Rng;
 pub const DIGIT_ROWS: usize = 8;
 /// Pixels per row: the features of a step.
 pub const DIGIT_COLS: usize = 8;
+/// Classes of the digits data set.
 pub const DIGIT_CLASSES: usize = 10;
 
+/// The digits LSTM: reads an image row by row, a Linear maps the last hidden state to 10 logits.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DigitsLstmConfig {
+    /// Hidden size of the LSTM.
     pub hidden: usize,
 }
 
@@ -34,9 +37,12 @@ impl DigitsLstmConfig {
     }
 }
 
+/// A built [`DigitsLstmConfig`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DigitsLstm {
+    /// The LSTM over the rows.
     pub lstm: Lstm,
+    /// The last hidden state to the logits.
     pub head: Linear,
 }
 

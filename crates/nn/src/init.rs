@@ -26,6 +26,7 @@ pub enum Init {
 }
 
 impl Init {
+    /// Fills `dst` for a layer of `fan_in` inputs and `fan_out` outputs.
     pub fn fill(self, dst: &mut [f32], fan_in: usize, fan_out: usize, rng: &mut impl Rng) {
         let fan_in = fan_in.max(1) as f32;
         let fan_out = fan_out.max(1) as f32;

@@ -2,9 +2,36 @@
 //! with PyTorch's layouts and defaults. A layer holds only [`ParamId`]s;
 //! its values live in a [`Params`] store, so the same layer struct drives
 //! an online and a target network (two stores of the same layout).
+//! Every layer implements [`Forward`] (its ops on a step's [`Graph`]);
+//! [`Sequential`] runs layers in order, and an [`Mlp`] either ends in its
+//! outputs or, as a trunk, in features for a head.
 //!
-//! Losses are ops on the graph (`Graph::huber`, `Graph::cross_entropy`, ...)
-//! and are re-exported here by name for discoverability.
+//! Losses are ops on the graph (`Graph::huber`, `Graph::cross_entropy`, ...).
+//! Building layers, reading checkpoints and data return [`NnError`];
+//! running them returns the graph's `minnow_autodiff::Error`, which
+//! converts into it with `?`.
+//!
+//! ```
+//! use minnow_nn::{MlpConfig, Params, Tape};
+//! use rand::SeedableRng;
+//! # fn main() -> minnow_nn::Result<()> {
+//! let mut params = Params::new();
+//! let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(0);
+//! let model = MlpConfig::new(&[2, 16, 1]).init(&mut params, "mlp", &mut rng)?;
+//! let (x, y) = ([0.0, 1.0, 1.0, 0.0], [1.0, 1.0]);
+//! let mut tape = Tape::new();
+//! params.zero_grads();
+//! let mut g = tape.graph(&mut params);
+//! let input = g.input_ref(&[2, 2], &x)?;
+//! let prediction = model.forward(&mut g, input)?;
+//! let loss = g.mse(prediction, &y, None)?;
+//! g.backward(loss)?;
+//! assert!(params.grad(model.layers[0].w).iter().any(|&d| d != 0.0));
+//! # Ok(())
+//! # }
+//! ```
+
+#![warn(missing_docs)]
 
 mod activation;
 mod batch_norm;

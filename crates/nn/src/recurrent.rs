@@ -74,7 +74,9 @@ pub struct RecurrentWeights {
     pub b_ih: ParamId,
     /// `bias_hh_l0` [G H]
     pub b_hh: ParamId,
+    /// Input features per step.
     pub inputs: usize,
+    /// Hidden size.
     pub hidden: usize,
 }
 
@@ -169,13 +171,17 @@ impl Module for RecurrentWeights {
 macro_rules! recurrent_layer {
     ($(#[$doc:meta])* $config:ident, $layer:ident, $cell:expr) => {
         $(#[$doc])*
+        /// Sizes of the layer (PyTorch init: U(-1/sqrt(hidden), 1/sqrt(hidden))).
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub struct $config {
+            /// Input features per step.
             pub inputs: usize,
+            /// Hidden size.
             pub hidden: usize,
         }
 
         impl $config {
+            /// A layer of `inputs` features and `hidden` units.
             pub fn new(inputs: usize, hidden: usize) -> Self {
                 Self { inputs, hidden }
             }
@@ -189,12 +195,15 @@ macro_rules! recurrent_layer {
         }
 
         $(#[$doc])*
+        /// A built layer.
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub struct $layer {
+            /// Its four parameters.
             pub weights: RecurrentWeights,
         }
 
         impl $layer {
+            /// Hidden size.
             pub fn hidden(&self) -> usize {
                 self.weights.hidden
             }

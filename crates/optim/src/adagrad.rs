@@ -9,12 +9,15 @@ use minnow_kernels::{AdaGradParams, adagrad_step};
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AdaGradConfig {
+    /// Learning rate.
     pub lr: f32,
     /// Step t runs at lr / (1 + (t - 1) * lr_decay).
     pub lr_decay: f32,
+    /// L2 penalty added to the gradient.
     pub weight_decay: f32,
     /// Where the sum of squared gradients starts.
     pub initial_accumulator_value: f32,
+    /// Added to the denominator.
     pub eps: f32,
 }
 

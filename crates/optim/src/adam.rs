@@ -10,9 +10,13 @@ use minnow_kernels::{AdamParams, adam_step};
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AdamConfig {
+    /// Learning rate.
     pub lr: f32,
+    /// Decay of the first and second moments.
     pub betas: (f32, f32),
+    /// Added to the denominator.
     pub eps: f32,
+    /// L2 penalty added to the gradient.
     pub weight_decay: f32,
 }
 
@@ -27,9 +31,13 @@ impl Default for AdamConfig {
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AdamWConfig {
+    /// Learning rate.
     pub lr: f32,
+    /// Decay of the first and second moments.
     pub betas: (f32, f32),
+    /// Added to the denominator.
     pub eps: f32,
+    /// Decoupled decay: weights shrink by lr * weight_decay per step.
     pub weight_decay: f32,
 }
 

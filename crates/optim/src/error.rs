@@ -21,6 +21,7 @@ pub enum OptimError {
     MissingState { name: String },
 }
 
+/// The optimisers' result.
 pub type Result<T, E = OptimError> = std::result::Result<T, E>;
 
 /// Range checks for one config struct, naming it in every error.

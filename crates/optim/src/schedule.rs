@@ -24,7 +24,9 @@ pub enum Decay {
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Warmup {
+    /// Steps of the warm-up.
     pub steps: u64,
+    /// The rate at step 0, as a fraction of lr.
     pub start_factor: f32,
 }
 
@@ -34,19 +36,24 @@ pub struct Warmup {
 pub struct ScheduleConfig {
     /// The base rate.
     pub lr: f32,
+    /// A linear warm-up first, if any.
     pub warmup: Option<Warmup>,
+    /// How the rate moves after the warm-up.
     pub decay: Decay,
 }
 
 impl ScheduleConfig {
+    /// The base rate throughout.
     pub fn constant(lr: f32) -> Self {
         Self { lr, warmup: None, decay: Decay::Constant }
     }
 
+    /// `StepLR`: lr times gamma every step_size steps.
     pub fn step_decay(lr: f32, step_size: u64, gamma: f32) -> Self {
         Self { lr, warmup: None, decay: Decay::Step { step_size, gamma } }
     }
 
+    /// `CosineAnnealingLR` from lr down to eta_min over t_max steps.
     pub fn cosine(lr: f32, t_max: u64, eta_min: f32) -> Self {
         Self { lr, warmup: None, decay: Decay::Cosine { t_max, eta_min } }
     }
@@ -77,6 +84,7 @@ impl ScheduleConfig {
         }
     }
 
+    /// The schedule, or an error naming the first field out of range.
     pub fn build(self) -> Result<Schedule> {
         self.validate()?;
         Ok(Schedule { config: self })
@@ -90,6 +98,7 @@ pub struct Schedule {
 }
 
 impl Schedule {
+    /// The settings it was built from.
     pub fn config(&self) -> ScheduleConfig {
         self.config
     }
