@@ -46,6 +46,9 @@ pub enum XtaskError {
     /// A PNG plot that could not be drawn.
     #[error("plot {}: {detail}", path.display())]
     Plot { path: PathBuf, detail: String },
+    /// A PNG or GIF that could not be encoded.
+    #[error("{}: {detail}", path.display())]
+    Image { path: PathBuf, detail: String },
     /// A message built as text by code not yet moved to this type.
     #[error("{0}")]
     Message(String),
@@ -85,5 +88,40 @@ impl From<String> for XtaskError {
 impl From<XtaskError> for String {
     fn from(e: XtaskError) -> Self {
         e.chain()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::XtaskError;
+    use minnow_train::supervised::DigitsConfig;
+
+    #[test]
+    fn the_chain_names_the_file_and_the_cause() {
+        let missing = std::path::Path::new("/nonexistent/minnow-config.json");
+        let e = crate::train::layered(DigitsConfig::default(), missing).unwrap_err();
+        assert!(matches!(&e, XtaskError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound));
+        assert!(e.chain().starts_with("/nonexistent/minnow-config.json: "), "{}", e.chain());
+
+        let path = std::env::temp_dir().join(format!("minnow-xtask-error-{}.json", std::process::id()));
+        std::fs::write(&path, r#"{"hiden": 3}"#).unwrap();
+        let e = crate::train::layered(DigitsConfig::default(), &path).unwrap_err();
+        std::fs::remove_file(&path).unwrap();
+        assert!(matches!(e, XtaskError::Config { .. }));
+        let chain = e.chain();
+        assert!(chain.starts_with(&format!("--config {}: unknown field `hiden`", path.display())), "{chain}");
+    }
+
+    #[test]
+    fn library_errors_convert_with_question_mark() {
+        fn build() -> super::Result<()> {
+            let mut params = minnow_nn::Params::new();
+            let mut rng = <rand_pcg::Pcg64Mcg as rand::SeedableRng>::seed_from_u64(0);
+            minnow_nn::LinearConfig::new(0, 1).init(&mut params, "fc", &mut rng)?;
+            Ok(())
+        }
+        let e = build().unwrap_err();
+        assert!(matches!(e, XtaskError::Nn(minnow_nn::NnError::Config { .. })), "{e:?}");
+        assert_eq!(e.chain(), "invalid configuration: fc: Linear needs inputs and outputs > 0, found 0x1");
     }
 }

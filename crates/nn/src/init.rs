@@ -16,11 +16,17 @@ pub enum Init {
     XavierUniform,
     /// N(0, 2 / (fan_in + fan_out)).
     XavierNormal,
+    /// All zeros.
     Zeros,
+    /// Every value the same.
     Constant(f32),
+    /// U(low, high).
     Uniform(f32, f32),
+    /// N(mean, std²).
     Normal {
+        /// The mean.
         mean: f32,
+        /// The standard deviation.
         std: f32,
     },
 }

@@ -11,12 +11,22 @@ pub enum Decay {
     /// The base rate throughout.
     Constant,
     /// `StepLR`: lr * gamma^(floor(s / step_size)).
-    Step { step_size: u64, gamma: f32 },
+    Step {
+        /// Steps between two decays.
+        step_size: u64,
+        /// The factor of each decay.
+        gamma: f32,
+    },
     /// `CosineAnnealingLR`'s closed form:
     /// eta_min + (lr - eta_min) * (1 + cos(pi * s / t_max)) / 2.
     /// As in PyTorch it keeps following the cosine past `t_max` (back up
     /// towards lr by 2 t_max); set `t_max` to the run's length to end at eta_min.
-    Cosine { t_max: u64, eta_min: f32 },
+    Cosine {
+        /// Steps of the half cosine.
+        t_max: u64,
+        /// The rate at its end.
+        eta_min: f32,
+    },
 }
 
 /// `LinearLR` from `start_factor * lr` up to lr over `steps` steps, then
