@@ -57,6 +57,14 @@ pub enum Error {
         /// The limit.
         max: usize,
     },
+    /// A batch with no rows or a sequence with no steps.
+    #[error("data: {op}: input {shape} has no rows or no time steps")]
+    EmptyInput {
+        /// The op or layer.
+        op: &'static str,
+        /// The input's shape.
+        shape: Shape,
+    },
     /// An op's setting out of range (a stride, a dropout rate, a delta).
     #[error("invalid configuration: {0}")]
     Config(String),

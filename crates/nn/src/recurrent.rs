@@ -125,7 +125,7 @@ impl RecurrentWeights {
             return Err(TensorError::ShapeMismatch { op, lhs: expected, rhs: shape }.into());
         }
         if batch == 0 || steps == 0 {
-            return Err(Error::Config(format!("{op}: input {shape} has no rows or no time steps")));
+            return Err(Error::EmptyInput { op, shape });
         }
         let (hidden, gates) = (self.hidden, cell.gates() * self.hidden);
         let (w_ih, w_hh) = (g.param(self.w_ih), g.param(self.w_hh));

@@ -76,8 +76,7 @@ fn training_steps_through_sequential_allocate_nothing() {
     let fc1 = LinearConfig::new(4, 16).init(&mut params, "0", &mut r).unwrap();
     let fc2 = LinearConfig::new(16, 1).init(&mut params, "2", &mut r).unwrap();
     let mut boxed = Sequential::new().push(fc1).push(Activation::Relu).push(fc2);
-    let mut enums =
-        Sequential::from_layers(vec![Layer::Linear(fc1), Layer::Act(Activation::Relu), Layer::Linear(fc2)]);
+    let mut enums = Sequential::from_layers(vec![Layer::Linear(fc1), Layer::Act(Activation::Relu), Layer::Linear(fc2)]);
     let (x, y) = (vec![0.25f32; 8 * 4], vec![1.0f32; 8]);
     let mut tape = Tape::new();
     let mut step = |model: &mut dyn Forward<Output = minnow_nn::Var>, params: &mut Params| {
@@ -123,19 +122,19 @@ fn a_trunk_ends_in_features_for_a_head() {
             "q.advantage.bias"
         ]
     );
+    // An empty trunk is the identity.
+    let identity = MlpConfig::trunk(&[6]).init(&mut params, "empty", &mut r).unwrap();
+    assert_eq!((identity.inputs(), identity.outputs()), (6, 6));
+    assert!(MlpConfig::trunk(&[]).init(&mut params, "none", &mut r).is_err());
     let mut tape = Tape::new();
     let mut g = tape.inference(&params);
     let x = g.input(&[2, 6], &[0.3; 12]).unwrap();
+    assert_eq!(identity.forward(&mut g, x).unwrap(), x);
     let h = trunk.forward(&mut g, x).unwrap();
     // The last layer is hidden too: LayerNorm then ReLU, so no negatives.
     assert!(g.value(h).iter().all(|&v| v >= 0.0));
     let q = head.forward(&mut g, h).unwrap();
     assert_eq!(g.shape(q).dims(), &[2, 3]);
-    // An empty trunk is the identity.
-    let identity = MlpConfig::trunk(&[6]).init(&mut params, "empty", &mut r).unwrap();
-    assert_eq!((identity.inputs(), identity.outputs()), (6, 6));
-    assert_eq!(identity.forward(&mut g, x).unwrap(), x);
-    assert!(MlpConfig::trunk(&[]).init(&mut params, "none", &mut r).is_err());
 }
 
 #[test]
