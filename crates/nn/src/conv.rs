@@ -129,6 +129,7 @@ pub struct Conv2d {
     pub in_channels: usize,
     /// Output channels.
     pub out_channels: usize,
+    /// Kernel [height, width].
     pub kernel_size: [usize; 2],
     /// Step between windows.
     pub stride: usize,
