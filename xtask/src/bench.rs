@@ -2,6 +2,7 @@
 //! FILTER, prints a table, writes JSON under target/bench/, and compares
 //! with the previous run.
 
+use crate::error::XtaskError;
 use crate::machine::Machine;
 use clap::Args;
 use minnow_benches::{Budget, Measurement, measure};
@@ -38,9 +39,9 @@ struct PreviousResult {
     median_ns: f64,
 }
 
-pub fn run(args: BenchArgs) -> Result<(), String> {
+pub fn run(args: BenchArgs) -> Result<(), XtaskError> {
     if cfg!(debug_assertions) {
-        return Err("bench: refusing to time a debug build; run `cargo xtask bench` (it builds with --release)".into());
+        return Err(XtaskError::DebugBuild { command: "bench" });
     }
     let mut workloads = minnow_benches::all();
     if let Some(filter) = &args.filter {
@@ -51,7 +52,7 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
         return Ok(());
     }
     if workloads.is_empty() {
-        return Err(format!("bench: no workload matches '{}'; try --list", args.filter.unwrap_or_default()));
+        return Err(format!("bench: no workload matches '{}'; try --list", args.filter.unwrap_or_default()).into());
     }
     let dir = crate::workspace_root().join("target/bench");
     let latest = dir.join("latest.json");
@@ -78,12 +79,12 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
     }
     print_wrapper_ratios(&results);
 
-    std::fs::create_dir_all(&dir).map_err(|e| format!("bench: cannot create {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(XtaskError::io(&dir))?;
     let json = serde_json::to_string_pretty(&Report { machine: machine.clone(), results: &results })
-        .map_err(|e| format!("bench: cannot encode results: {e}"))?;
+        .expect("plain numbers and strings always encode");
     let stamped = dir.join(format!("{}-{}.json", machine.unix_time, machine.git_revision));
     for path in [&stamped, &latest] {
-        std::fs::write(path, &json).map_err(|e| format!("bench: cannot write {}: {e}", path.display()))?;
+        std::fs::write(path, &json).map_err(XtaskError::io(path))?;
     }
     println!("\nwrote {}", stamped.display());
     Ok(())

@@ -6,6 +6,7 @@ mod cube_eval;
 mod cube_puzzle;
 mod cube_task;
 mod dqn_task;
+mod error;
 mod eval;
 mod logic_render;
 mod logic_task;
@@ -55,18 +56,18 @@ fn main() -> ExitCode {
     if std::env::var_os("MINNOW_KEEP_DENORMALS").is_none() {
         minnow_kernels::flush_denormals();
     }
-    let result = match cli.command {
+    let result: error::Result<()> = match cli.command {
         Command::Train(args) => train::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Profile(args) => profile::run(args),
-        Command::Eval(args) => eval::run(args),
-        Command::Play(args) => play::run(args),
-        Command::Solve(args) => solve::run(args),
+        Command::Eval(args) => eval::run(args).map_err(Into::into),
+        Command::Play(args) => play::run(args).map_err(Into::into),
+        Command::Solve(args) => solve::run(args).map_err(Into::into),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("error: {message}");
+        Err(e) => {
+            eprintln!("error: {}", e.chain());
             ExitCode::FAILURE
         }
     }

@@ -1,5 +1,6 @@
 //! Learning curves as PNG: one panel per metric against the step.
 
+use crate::error::XtaskError;
 use plotters::prelude::*;
 use std::path::Path;
 use std::sync::Once;
@@ -21,9 +22,9 @@ fn register_font() {
 }
 
 /// Draws the series side by side into a PNG.
-pub fn learning_curves(path: &Path, heading: &str, series: &[Series<'_>]) -> Result<(), String> {
+pub fn learning_curves(path: &Path, heading: &str, series: &[Series<'_>]) -> Result<(), XtaskError> {
     register_font();
-    let fail = |e: &dyn std::fmt::Display| format!("plot {}: {e}", path.display());
+    let fail = |e: &dyn std::fmt::Display| XtaskError::Plot { path: path.to_path_buf(), detail: e.to_string() };
     let width = 480 * series.len().max(1) as u32;
     let root = BitMapBackend::new(path, (width, 400)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| fail(&e))?;

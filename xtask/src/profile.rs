@@ -1,5 +1,6 @@
 //! `cargo xtask profile WORKLOAD`: a flat profile of one workload's step.
 
+use crate::error::XtaskError;
 use clap::Args;
 
 #[derive(Args, Debug)]
@@ -11,18 +12,16 @@ pub struct ProfileArgs {
     steps: usize,
 }
 
-pub fn run(args: ProfileArgs) -> Result<(), String> {
+pub fn run(args: ProfileArgs) -> Result<(), XtaskError> {
     if cfg!(debug_assertions) {
-        return Err(
-            "profile: refusing to time a debug build; run `cargo xtask profile` (it builds with --release)".into()
-        );
+        return Err(XtaskError::DebugBuild { command: "profile" });
     }
     let report = minnow_benches::profile(&args.workload, args.steps).ok_or_else(|| {
-        format!(
+        XtaskError::from(format!(
             "profile: cannot profile '{}'; profiled workloads: {}",
             args.workload,
             minnow_benches::PROFILED.join(", ")
-        )
+        ))
     })?;
     let total = report.per_step.as_secs_f64() * 1e6;
     println!("{}: {:.2} us per step over {} steps (profiling on)", report.workload, total, report.steps);

@@ -1,6 +1,7 @@
 //! `cargo xtask train [TASK]`: trains a task end to end with a progress
 //! bar, JSON-lines metrics, a PNG learning curve and checkpoints in --out.
 
+use crate::error::XtaskError;
 use crate::plot::{Series, learning_curves};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -54,7 +55,7 @@ const TASKS: &[(&str, &str, bool)] = &[
     ("az-backgammon", "AlphaZero-style self-play, backgammon", true),
 ];
 
-pub fn run(args: TrainArgs) -> Result<(), String> {
+pub fn run(args: TrainArgs) -> Result<(), XtaskError> {
     let task = args.task.clone().unwrap_or_else(|| DEFAULT_TASK.to_string());
     if task == "list" {
         for (name, what, built) in TASKS {
@@ -63,21 +64,22 @@ pub fn run(args: TrainArgs) -> Result<(), String> {
         return Ok(());
     }
     match TASKS.iter().find(|(name, _, _)| *name == task) {
-        None => Err(format!("train: unknown task '{task}'; `cargo xtask train list` shows the tasks")),
-        Some((_, what, false)) => Err(format!("train: task '{task}' is not built yet: {what}")),
+        None => Err(XtaskError::UnknownTask { task }),
+        Some((_, what, false)) => Err(format!("train: task '{task}' is not built yet: {what}").into()),
         Some(_) if args.sweep_seeds.is_some() && task != "logic-ca" => {
-            Err(format!("train: --sweep-seeds is for logic-ca, not '{task}'"))
+            Err(format!("train: --sweep-seeds is for logic-ca, not '{task}'").into())
         }
-        Some(_) if task.starts_with("dqn-") => crate::dqn_task::train_dqn(&task, &args),
-        Some(_) if task == "ntuple-2048" => crate::ntuple_task::train_ntuple(&args),
-        Some(_) if task == crate::cube_task::TASK => crate::cube_task::train_cube_solver(&args),
-        Some(_) if task == "logic-ca" => crate::logic_task::train_logic_ca(&args),
-        Some(_) if task.starts_with("az-") => crate::az_task::train_az(&task, &args),
+        // The task files still report errors as text.
+        Some(_) if task.starts_with("dqn-") => Ok(crate::dqn_task::train_dqn(&task, &args)?),
+        Some(_) if task == "ntuple-2048" => Ok(crate::ntuple_task::train_ntuple(&args)?),
+        Some(_) if task == crate::cube_task::TASK => Ok(crate::cube_task::train_cube_solver(&args)?),
+        Some(_) if task == "logic-ca" => Ok(crate::logic_task::train_logic_ca(&args)?),
+        Some(_) if task.starts_with("az-") => Ok(crate::az_task::train_az(&task, &args)?),
         Some(_) => train_digits(&task, &args),
     }
 }
 
-fn train_digits(task: &str, args: &TrainArgs) -> Result<(), String> {
+fn train_digits(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
     let defaults = match task {
         "digits-cnn" => DigitsConfig::cnn(),
         "digits-lstm" => DigitsConfig::lstm(),
@@ -93,34 +95,31 @@ fn train_digits(task: &str, args: &TrainArgs) -> Result<(), String> {
     if let Some(steps) = args.steps {
         config.steps = steps;
     }
-    config.validate().map_err(|e| e.to_string())?;
+    config.validate()?;
 
     let out = args.out.clone().unwrap_or_else(|| crate::workspace_root().join("runs").join(task));
-    std::fs::create_dir_all(&out).map_err(|e| format!("--out {}: {e}", out.display()))?;
+    std::fs::create_dir_all(&out).map_err(XtaskError::io(&out))?;
     let checkpoint = out.join("checkpoint.safetensors");
-    let (train, test) =
-        minnow_train::load_digits(&crate::workspace_root().join("data/digits.csv.gz")).map_err(|e| e.to_string())?;
+    let (train, test) = minnow_train::load_digits(&crate::workspace_root().join("data/digits.csv.gz"))?;
     let mut run = if args.resume {
         if !checkpoint.exists() {
-            return Err(format!("--resume: no checkpoint at {}", checkpoint.display()));
+            return Err(XtaskError::NoCheckpoint { path: checkpoint });
         }
-        DigitsRun::resume(config.clone(), train, test, &checkpoint).map_err(|e| e.to_string())?
+        DigitsRun::resume(config.clone(), train, test, &checkpoint)?
     } else {
         if checkpoint.exists() {
-            return Err(format!(
-                "{} already holds a run: pass --resume to continue it, or --out for a new one",
-                out.display()
-            ));
+            return Err(XtaskError::RunExists { out });
         }
-        DigitsRun::new(config.clone(), train, test).map_err(|e| e.to_string())?
+        DigitsRun::new(config.clone(), train, test)?
     };
     let config_json = serde_json::to_string_pretty(&config).unwrap_or_default();
-    std::fs::write(out.join("config.json"), config_json).map_err(|e| format!("{}: {e}", out.display()))?;
+    let config_path = out.join("config.json");
+    std::fs::write(&config_path, config_json).map_err(XtaskError::io(&config_path))?;
 
     println!("training {task} -> {}", out.display());
     let mut front = FrontEnd::open(&out, run.step_count(), config.steps, "test_accuracy")?;
     let started = Instant::now();
-    let summary = run.run(Some(&checkpoint), &mut front).map_err(|e| e.to_string())?;
+    let summary = run.run(Some(&checkpoint), &mut front)?;
     front.bar.finish_and_clear();
     front.plot(&out.join("curve.png"), task)?;
     println!(
@@ -140,16 +139,16 @@ fn train_digits(task: &str, args: &TrainArgs) -> Result<(), String> {
 pub(crate) fn layered<T: serde::Serialize + serde::de::DeserializeOwned>(
     defaults: T,
     path: &Path,
-) -> Result<T, String> {
-    let fail = |e: &dyn std::fmt::Display| format!("--config {}: {e}", path.display());
-    let text = std::fs::read_to_string(path).map_err(|e| fail(&e))?;
-    let overrides: serde_json::Value = serde_json::from_str(&text).map_err(|e| fail(&e))?;
+) -> Result<T, XtaskError> {
+    let config = |source| XtaskError::Config { path: path.to_path_buf(), source };
+    let text = std::fs::read_to_string(path).map_err(XtaskError::io(path))?;
+    let overrides: serde_json::Value = serde_json::from_str(&text).map_err(config)?;
     let serde_json::Value::Object(overrides) = overrides else {
-        return Err(fail(&"expected a JSON object of config keys"));
+        return Err(XtaskError::ConfigNotObject { path: path.to_path_buf() });
     };
-    let mut merged = serde_json::to_value(defaults).map_err(|e| fail(&e))?;
+    let mut merged = serde_json::to_value(defaults).map_err(config)?;
     merge(&mut merged, overrides);
-    serde_json::from_value(merged).map_err(|e| fail(&e))
+    serde_json::from_value(merged).map_err(config)
 }
 
 fn merge(into: &mut serde_json::Value, overrides: serde_json::Map<String, serde_json::Value>) {
@@ -184,7 +183,7 @@ pub(crate) struct FrontEnd {
 impl FrontEnd {
     /// Opens `metrics.jsonl`, keeping only the lines up to `step` (a
     /// resumed run rewrites whatever came after its checkpoint).
-    pub(crate) fn open(out: &Path, step: u64, total: u64, accuracy_key: &'static str) -> Result<Self, String> {
+    pub(crate) fn open(out: &Path, step: u64, total: u64, accuracy_key: &'static str) -> Result<Self, XtaskError> {
         let path = out.join("metrics.jsonl");
         let mut kept = Vec::new();
         if step > 0
@@ -197,18 +196,18 @@ impl FrontEnd {
                 }
             }
         }
-        let mut metrics = File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut metrics = File::create(&path).map_err(XtaskError::io(&path))?;
         let mut front = Self {
             bar: ProgressBar::new(total),
             accuracy_key,
-            metrics: metrics.try_clone().map_err(|e| e.to_string())?,
+            metrics: metrics.try_clone().map_err(XtaskError::io(&path))?,
             loss: Vec::new(),
             accuracy: Vec::new(),
             last_loss: f64::NAN,
             last_accuracy: f64::NAN,
         };
         for line in &kept {
-            writeln!(metrics, "{line}").map_err(|e| e.to_string())?;
+            writeln!(metrics, "{line}").map_err(XtaskError::io(&path))?;
             front.remember(&serde_json::from_str(line).unwrap_or_default());
         }
         front.bar.set_style(
@@ -244,7 +243,7 @@ impl FrontEnd {
         let _ = writeln!(self.metrics, "{value}");
     }
 
-    pub(crate) fn plot(&self, path: &Path, task: &str) -> Result<(), String> {
+    pub(crate) fn plot(&self, path: &Path, task: &str) -> Result<(), XtaskError> {
         let accuracy_title = self.accuracy_key.replace('_', " ");
         let series = [
             Series { title: "training loss", points: &self.loss },

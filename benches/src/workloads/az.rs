@@ -1,9 +1,10 @@
 //! `az_forward/bB`: inference of the 283,477-parameter AlphaZero-style
 //! residual MLP of docs/ANCHORS.md at batch B: policy softmax and tanh value.
 
+use super::StepResult;
 use super::filled;
 use crate::{Work, Workload};
-use minnow_nn::{Params, PolicyValueNet, PolicyValueNetConfig, Result, Tape};
+use minnow_nn::{Params, PolicyValueNet, PolicyValueNetConfig, Tape};
 use rand::SeedableRng;
 
 pub const CONFIG: PolicyValueNetConfig = PolicyValueNetConfig { inputs: 198, width: 140, blocks: 4, policy: 676 };
@@ -42,7 +43,7 @@ impl AzForward {
     }
 
     /// One batched evaluation into the policy and value buffers.
-    pub fn evaluate(&mut self) -> Result<()> {
+    pub fn evaluate(&mut self) -> StepResult<()> {
         let mut g = self.tape.inference(&self.params);
         let x = g.input(&[self.batch, CONFIG.inputs], &self.input)?;
         let (logits, value) = self.net.forward(&mut g, x)?;

@@ -3,9 +3,10 @@
 //! ReLU and 2x2 max pooling, then Linear 128->64->10) at batch 64:
 //! forward, cross-entropy, backward, Adam (lr 1e-3).
 
+use super::StepResult;
 use super::filled;
 use crate::{Work, Workload};
-use minnow_nn::{DigitsCnn, DigitsCnnConfig, Params, Result, Tape};
+use minnow_nn::{DigitsCnn, DigitsCnnConfig, Params, Tape};
 use minnow_optim::{Adam, AdamConfig, Optimizer};
 use rand::SeedableRng;
 
@@ -41,7 +42,7 @@ impl ConvStep {
     }
 
     /// One training step; returns the loss.
-    pub fn step(&mut self) -> Result<f32> {
+    pub fn step(&mut self) -> StepResult<f32> {
         self.params.zero_grads();
         let loss = {
             let mut g = self.tape.graph(&mut self.params);
@@ -51,7 +52,7 @@ impl ConvStep {
             g.backward(loss)?;
             g.scalar(loss)
         };
-        self.adam.step(&mut self.params).map_err(|e| minnow_nn::Error::Config(e.to_string()))?;
+        self.adam.step(&mut self.params)?;
         Ok(loss)
     }
 

@@ -4,10 +4,11 @@
 //! next states; target = r + 0.99 (1 - done) max Q'; Huber loss (delta 1);
 //! backward; Adam (lr 1e-3, eps 1e-8).
 
+use super::StepResult;
 use super::filled;
 use crate::{Work, Workload};
 use minnow_kernels::row_max_argmax;
-use minnow_nn::{Mlp, MlpConfig, Params, Result, Tape};
+use minnow_nn::{Mlp, MlpConfig, Params, Tape};
 use minnow_optim::{Adam, AdamConfig, Optimizer};
 use rand::SeedableRng;
 
@@ -66,16 +67,16 @@ impl DqnStep {
     }
 
     /// One training step; returns the loss.
-    pub fn step(&mut self) -> Result<f32> {
+    pub fn step(&mut self) -> StepResult<f32> {
         self.learn().map(|(loss, _)| loss)
     }
 
     /// One step; returns the time the optimiser took (for profiles).
-    pub fn step_timing_optimizer(&mut self) -> Result<std::time::Duration> {
+    pub fn step_timing_optimizer(&mut self) -> StepResult<std::time::Duration> {
         self.learn().map(|(_, t)| t)
     }
 
-    fn learn(&mut self) -> Result<(f32, std::time::Duration)> {
+    fn learn(&mut self) -> StepResult<(f32, std::time::Duration)> {
         let (batch, inputs) = (self.batch, self.mlp.inputs());
         {
             let mut g = self.target_tape.inference(&self.target);
@@ -97,7 +98,7 @@ impl DqnStep {
             g.scalar(loss)
         };
         let start = std::time::Instant::now();
-        self.adam.step(&mut self.online).map_err(|e| minnow_nn::Error::Config(e.to_string()))?;
+        self.adam.step(&mut self.online)?;
         Ok((loss, start.elapsed()))
     }
 

@@ -2,9 +2,9 @@
 //! pixels, hidden 64, linear to 10 logits) at batch 64: forward, softmax
 //! cross-entropy, backward through time, Adam (lr 1e-3, eps 1e-8).
 
-use super::filled;
+use super::{StepResult, filled};
 use crate::{Work, Workload};
-use minnow_nn::{DIGIT_CLASSES, DIGIT_COLS, DIGIT_ROWS, DigitsLstm, DigitsLstmConfig, Params, Result, Tape};
+use minnow_nn::{DIGIT_CLASSES, DIGIT_COLS, DIGIT_ROWS, DigitsLstm, DigitsLstmConfig, Params, Tape};
 use minnow_optim::{Adam, AdamConfig, Optimizer};
 use rand::SeedableRng;
 
@@ -40,7 +40,7 @@ impl LstmDigits {
     }
 
     /// One training step; returns the loss.
-    pub fn step(&mut self) -> Result<f32> {
+    pub fn step(&mut self) -> StepResult<f32> {
         self.params.zero_grads();
         let loss = {
             let mut g = self.tape.graph(&mut self.params);
@@ -50,7 +50,7 @@ impl LstmDigits {
             g.backward(loss)?;
             g.scalar(loss)
         };
-        self.adam.step(&mut self.params).map_err(|e| minnow_nn::Error::Config(e.to_string()))?;
+        self.adam.step(&mut self.params)?;
         Ok(loss)
     }
 

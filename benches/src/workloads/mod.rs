@@ -12,6 +12,19 @@ pub mod lstm;
 pub mod mcts;
 pub mod memory;
 
+/// What a workload's training step can fail with: a graph op or the
+/// optimiser, both converted by `?`.
+#[derive(Debug, thiserror::Error)]
+pub enum StepError {
+    #[error(transparent)]
+    Graph(#[from] minnow_autodiff::Error),
+    #[error(transparent)]
+    Optim(#[from] minnow_optim::OptimError),
+}
+
+/// A workload step's result.
+pub type StepResult<T> = Result<T, StepError>;
+
 /// Deterministic pseudo-random values in [-1, 1) for benchmark inputs.
 pub fn filled(len: usize, seed: u64) -> Vec<f32> {
     let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);

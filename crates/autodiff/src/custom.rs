@@ -14,6 +14,7 @@ pub struct CustomId(pub(crate) u32);
 /// allocate in `forward` or `backward` if the steps using them are to stay
 /// allocation-free.
 pub trait CustomOp: Send + Sync {
+    /// The op's name, for errors and profiles.
     fn name(&self) -> &'static str;
 
     /// The output shape for these input shapes, or an error naming the
@@ -25,6 +26,7 @@ pub trait CustomOp: Send + Sync {
         0
     }
 
+    /// Writes the output from the inputs, and what backward needs into `saved`.
     fn forward(&self, inputs: &[&[f32]], shapes: &[Shape], output: &mut [f32], saved: &mut [f32]);
 
     /// Adds each input's gradient into `d_inputs[i]`, which is empty for an

@@ -9,14 +9,20 @@ pub struct GradCheck {
     /// max over checked elements of |analytic - numeric| / (atol + rtol *
     /// max(|analytic|, |numeric|)): below 1 everywhere means the check passed.
     pub max_error: f32,
+    /// The parameter with the largest relative error.
     pub worst_param: String,
+    /// Its element.
     pub worst_index: usize,
+    /// The backward pass's gradient there.
     pub analytic: f32,
+    /// The finite difference there.
     pub numeric: f32,
+    /// Elements compared.
     pub checked: usize,
 }
 
 impl GradCheck {
+    /// Whether every element agreed within the tolerance.
     pub fn passed(&self) -> bool {
         self.checked > 0 && self.max_error < 1.0
     }

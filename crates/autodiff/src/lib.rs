@@ -16,8 +16,11 @@
 //! arena until the next step clears it, so a warmed-up step allocates
 //! nothing. `tape.inference(&params)` runs the same ops without recording.
 
+#![warn(missing_docs)]
+
 mod custom;
 mod error;
+/// Finite-difference gradient checking of a graph against its backward pass.
 pub mod gradcheck;
 mod ops;
 mod params;
@@ -28,4 +31,4 @@ pub use custom::{CustomId, CustomOp};
 pub use error::{Error, Result};
 pub use params::{ParamId, Params};
 pub use profile::Profile;
-pub use tape::{Graph, MAX_INPUTS, PARALLEL_GEMM_MIN_MACS, Tape, Var};
+pub use tape::{Graph, MAX_BORROWED, MAX_INPUTS, PARALLEL_GEMM_MIN_MACS, Tape, Var};

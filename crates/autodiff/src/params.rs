@@ -11,6 +11,7 @@ const LINE: usize = minnow_arena::ALIGN / size_of::<f32>();
 pub struct ParamId(pub(crate) u32);
 
 impl ParamId {
+    /// Its position in the store (the order parameters were added).
     pub fn index(self) -> usize {
         self.0 as usize
     }
@@ -39,6 +40,7 @@ pub struct Params {
 }
 
 impl Params {
+    /// An empty store.
     pub fn new() -> Self {
         Self::default()
     }
@@ -76,10 +78,12 @@ impl Params {
         (0..self.entries.len() as u32).map(ParamId)
     }
 
+    /// The name a parameter was added under.
     pub fn name(&self, id: ParamId) -> &str {
         &self.entries[id.index()].name
     }
 
+    /// Its shape.
     pub fn shape(&self, id: ParamId) -> Shape {
         self.entries[id.index()].shape
     }
@@ -89,19 +93,23 @@ impl Params {
         self.entries[id.index()].range.clone()
     }
 
+    /// Its values.
     pub fn value(&self, id: ParamId) -> &[f32] {
         &self.values[self.range(id)]
     }
 
+    /// Its values, mutably.
     pub fn value_mut(&mut self, id: ParamId) -> &mut [f32] {
         let range = self.range(id);
         &mut self.values[range]
     }
 
+    /// Its gradient.
     pub fn grad(&self, id: ParamId) -> &[f32] {
         &self.grads[self.range(id)]
     }
 
+    /// Its gradient, mutably.
     pub fn grad_mut(&mut self, id: ParamId) -> &mut [f32] {
         let range = self.range(id);
         &mut self.grads[range]
@@ -117,6 +125,7 @@ impl Params {
         self.entries.len()
     }
 
+    /// Whether no parameter was added.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
@@ -126,6 +135,7 @@ impl Params {
         &self.values[..self.used]
     }
 
+    /// Every value, flat (with padding between tensors), mutably.
     pub fn values_mut(&mut self) -> &mut [f32] {
         &mut self.values[..self.used]
     }
@@ -135,6 +145,7 @@ impl Params {
         &self.grads[..self.used]
     }
 
+    /// Every gradient, flat (with padding between tensors), mutably.
     pub fn grads_mut(&mut self) -> &mut [f32] {
         &mut self.grads[..self.used]
     }

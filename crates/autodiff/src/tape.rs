@@ -44,6 +44,9 @@ impl Block {
 pub(crate) enum Loc {
     Tape(Block),
     Param(ParamId),
+    /// The caller's buffer in slot `n` of the graph's borrowed inputs
+    /// ([`Graph::input_ref`]).
+    Borrowed(u8),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -93,6 +96,14 @@ impl IndexBlock {
 pub(crate) const TAPE: usize = 0;
 pub(crate) const GRADS: usize = 1;
 pub(crate) const VALUES: usize = 2;
+/// The first of the [`MAX_BORROWED`] caller buffers.
+pub(crate) const BORROWED: usize = 3;
+
+/// Most inputs one graph borrows from the caller (see [`Graph::input_ref`]).
+pub const MAX_BORROWED: usize = 4;
+
+/// The caller's buffers a graph reads in place, by slot.
+pub(crate) type Borrowed<'a> = [&'a [f32]; MAX_BORROWED];
 
 /// Reusable memory for recording and differentiating steps.
 #[derive(Default)]
@@ -123,6 +134,7 @@ impl std::fmt::Debug for Tape {
 }
 
 impl Tape {
+    /// An empty tape; its memory grows to the largest step and is then reused.
     pub fn new() -> Self {
         Self::default()
     }
@@ -137,13 +149,25 @@ impl Tape {
     /// Starts a training step: clears the tape and records every op.
     pub fn graph<'a>(&'a mut self, params: &'a mut Params) -> Graph<'a> {
         self.clear();
-        Graph { tape: self, params: ParamAccess::Train(params), recording: true }
+        Graph {
+            tape: self,
+            params: ParamAccess::Train(params),
+            borrowed: [&[]; MAX_BORROWED],
+            borrowed_used: 0,
+            recording: true,
+        }
     }
 
     /// Starts a forward-only pass that records nothing: for inference.
     pub fn inference<'a>(&'a mut self, params: &'a Params) -> Graph<'a> {
         self.clear();
-        Graph { tape: self, params: ParamAccess::Infer(params), recording: false }
+        Graph {
+            tape: self,
+            params: ParamAccess::Infer(params),
+            borrowed: [&[]; MAX_BORROWED],
+            borrowed_used: 0,
+            recording: false,
+        }
     }
 
     fn clear(&mut self) {
@@ -159,6 +183,7 @@ impl Tape {
         self.profile = Some(Profile::default());
     }
 
+    /// The per-op times since `enable_profile`, which stops.
     pub fn take_profile(&mut self) -> Option<Profile> {
         self.profile.take()
     }
@@ -181,6 +206,7 @@ impl Tape {
 pub(crate) fn split_parts<'s, const R: usize, const W: usize>(
     data: &'s mut FlatArena,
     params: &'s mut ParamAccess<'_>,
+    borrowed: Borrowed<'s>,
     reads: [(usize, Range<usize>); R],
     writes: [(usize, Range<usize>); W],
 ) -> ([&'s [f32]; R], [&'s mut [f32]; W]) {
@@ -188,7 +214,8 @@ pub(crate) fn split_parts<'s, const R: usize, const W: usize>(
         ParamAccess::Train(p) => p.values_with_grads_mut(),
         ParamAccess::Infer(p) => (p.values(), &mut []),
     };
-    split_disjoint([data.as_mut_slice(), grads], [values], reads, writes)
+    let [b0, b1, b2, b3] = borrowed;
+    split_disjoint([data.as_mut_slice(), grads], [values, b0, b1, b2, b3], reads, writes)
 }
 
 pub(crate) enum ParamAccess<'a> {
@@ -201,6 +228,8 @@ pub(crate) enum ParamAccess<'a> {
 pub struct Graph<'a> {
     pub(crate) tape: &'a mut Tape,
     pub(crate) params: ParamAccess<'a>,
+    pub(crate) borrowed: Borrowed<'a>,
+    borrowed_used: usize,
     pub(crate) recording: bool,
 }
 
@@ -211,6 +240,7 @@ impl std::fmt::Debug for Graph<'_> {
 }
 
 impl<'a> Graph<'a> {
+    /// The parameter store the graph reads.
     pub fn params(&self) -> &Params {
         match &self.params {
             ParamAccess::Train(p) => p,
@@ -244,6 +274,30 @@ impl<'a> Graph<'a> {
         Ok(self.push_node(Node { shape, value: Loc::Tape(block), grad: None, requires_grad: false }))
     }
 
+    /// A data input read in place from the caller's buffer, which must
+    /// outlive the graph: no copy, no gradient. For observations or a batch
+    /// that already sit in the caller's memory. At most [`MAX_BORROWED`]
+    /// per graph; [`Graph::input`] copies and has no limit.
+    pub fn input_ref(&mut self, dims: &[usize], data: &'a [f32]) -> Result<Var> {
+        let shape = Shape::new(dims)?;
+        if shape.numel() != data.len() {
+            return Err(minnow_tensor::TensorError::DataLength {
+                op: "Graph::input_ref",
+                shape,
+                numel: shape.numel(),
+                len: data.len(),
+            }
+            .into());
+        }
+        let slot = self.borrowed_used;
+        if slot == MAX_BORROWED {
+            return Err(Error::TooManyBorrowed { max: MAX_BORROWED });
+        }
+        self.borrowed[slot] = data;
+        self.borrowed_used += 1;
+        Ok(self.push_node(Node { shape, value: Loc::Borrowed(slot as u8), grad: None, requires_grad: false }))
+    }
+
     /// A parameter: read in place from the store; its gradient accumulates
     /// into the store's gradient buffer.
     pub fn param(&mut self, id: ParamId) -> Var {
@@ -252,6 +306,7 @@ impl<'a> Graph<'a> {
         self.push_node(Node { shape, value: Loc::Param(id), grad: None, requires_grad })
     }
 
+    /// The shape of a node.
     pub fn shape(&self, v: Var) -> Shape {
         self.tape.nodes[v.0 as usize].shape
     }
@@ -261,6 +316,7 @@ impl<'a> Graph<'a> {
         match self.tape.nodes[v.0 as usize].value {
             Loc::Tape(b) => self.tape.data.get(b.range()),
             Loc::Param(id) => self.params().value(id),
+            Loc::Borrowed(slot) => self.borrowed[slot as usize],
         }
     }
 
@@ -275,8 +331,8 @@ impl<'a> Graph<'a> {
         let node = &self.tape.nodes[v.0 as usize];
         match (node.value, node.grad) {
             (Loc::Param(id), _) => Some(self.params().grad(id)),
-            (Loc::Tape(_), Some(b)) => Some(self.tape.data.get(b.range())),
-            (Loc::Tape(_), None) => None,
+            (Loc::Tape(_) | Loc::Borrowed(_), Some(b)) => Some(self.tape.data.get(b.range())),
+            (Loc::Tape(_) | Loc::Borrowed(_), None) => None,
         }
     }
 
@@ -316,6 +372,7 @@ impl<'a> Graph<'a> {
         match self.tape.nodes[v.0 as usize].value {
             Loc::Tape(b) => (TAPE, b.range()),
             Loc::Param(id) => (VALUES, self.params().range(id)),
+            Loc::Borrowed(slot) => (BORROWED + slot as usize, 0..self.borrowed[slot as usize].len()),
         }
     }
 
@@ -332,8 +389,8 @@ impl<'a> Graph<'a> {
         }
         match (node.value, node.grad) {
             (Loc::Param(id), _) => (GRADS, self.params().range(id)),
-            (Loc::Tape(_), Some(b)) => (TAPE, b.range()),
-            (Loc::Tape(_), None) => {
+            (Loc::Tape(_) | Loc::Borrowed(_), Some(b)) => (TAPE, b.range()),
+            (Loc::Tape(_) | Loc::Borrowed(_), None) => {
                 let b = Block::from_range(self.tape.data.alloc(node.shape.numel()));
                 self.tape.nodes[v.0 as usize].grad = Some(b);
                 (TAPE, b.range())
@@ -354,7 +411,7 @@ impl<'a> Graph<'a> {
         reads: [(usize, Range<usize>); R],
         writes: [(usize, Range<usize>); W],
     ) -> ([&[f32]; R], [&mut [f32]; W]) {
-        split_parts(&mut self.tape.data, &mut self.params, reads, writes)
+        split_parts(&mut self.tape.data, &mut self.params, self.borrowed, reads, writes)
     }
 
     /// Records an op for the backward pass (nothing when not recording, or
@@ -429,7 +486,7 @@ impl<'a> Graph<'a> {
         f: impl FnOnce(&dyn CustomOp, [&[f32]; R], [&mut [f32]; W]) -> T,
     ) -> T {
         let op = self.tape.customs[id.0 as usize].as_ref();
-        let (ins, outs) = split_parts(&mut self.tape.data, &mut self.params, reads, writes);
+        let (ins, outs) = split_parts(&mut self.tape.data, &mut self.params, self.borrowed, reads, writes);
         f(op, ins, outs)
     }
 }

@@ -3,18 +3,26 @@ use minnow_autodiff::{Graph, Result, Var};
 /// An activation applied between layers.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Activation {
+    /// No activation.
     Identity,
+    /// max(x, 0).
     Relu,
+    /// x for x > 0, else slope * x.
     LeakyRelu(f32),
+    /// 1 / (1 + e^-x).
     Sigmoid,
+    /// tanh x.
     Tanh,
     /// Exact (erf-based) GELU, PyTorch's default.
     Gelu,
+    /// Softmax over each row.
     Softmax,
+    /// Log-softmax over each row.
     LogSoftmax,
 }
 
 impl Activation {
+    /// Records the activation of `x` on the graph.
     pub fn apply(self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
         match self {
             Activation::Identity => Ok(x),

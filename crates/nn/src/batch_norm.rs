@@ -2,13 +2,15 @@
 //! running statistics owned by the layer: buffers in PyTorch's sense, saved
 //! in checkpoints beside the parameters but never trained.
 
-use crate::{Checkpoint, Error, Module, config_error, join};
+use crate::{Checkpoint, Module, NnError, config_error, join};
 use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
 
 /// PyTorch's defaults: eps 1e-5, momentum 0.1.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BatchNorm1dConfig {
+    /// Channels (the width of x [B, features]).
     pub features: usize,
+    /// Added to the variance (PyTorch: 1e-5).
     pub eps: f32,
     /// Weight of the batch in each running-statistics update:
     /// running = (1 - momentum) running + momentum batch.
@@ -16,13 +18,14 @@ pub struct BatchNorm1dConfig {
 }
 
 impl BatchNorm1dConfig {
+    /// PyTorch's defaults for `features` channels.
     pub fn new(features: usize) -> Self {
         Self { features, eps: 1e-5, momentum: 0.1 }
     }
 
     /// Adds `name.weight` and `name.bias` [features]; the running mean
     /// starts at 0 and the running variance at 1.
-    pub fn init(&self, params: &mut Params, name: &str) -> Result<BatchNorm1d> {
+    pub fn init(&self, params: &mut Params, name: &str) -> crate::Result<BatchNorm1d> {
         if self.features == 0 {
             return Err(config_error(name, "BatchNorm1d needs features > 0, found 0"));
         }
@@ -50,13 +53,17 @@ impl BatchNorm1dConfig {
 /// Starts in training mode, as PyTorch modules do.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BatchNorm1d {
+    /// Per-channel scale.
     pub gamma: ParamId,
+    /// Per-channel shift.
     pub beta: ParamId,
     running_mean: Vec<f32>,
     running_var: Vec<f32>,
     /// `name.running_mean`, `name.running_var`.
     names: [String; 2],
+    /// Added to the variance.
     pub eps: f32,
+    /// Weight of a new batch in the running statistics.
     pub momentum: f32,
     training: bool,
 }
@@ -79,14 +86,17 @@ impl BatchNorm1d {
         )
     }
 
+    /// Whether batches use their own statistics (train) or the running ones (eval).
     pub fn is_training(&self) -> bool {
         self.training
     }
 
+    /// The running mean per channel.
     pub fn running_mean(&self) -> &[f32] {
         &self.running_mean
     }
 
+    /// The running (unbiased) variance per channel.
     pub fn running_var(&self) -> &[f32] {
         &self.running_var
     }
@@ -99,23 +109,19 @@ impl BatchNorm1d {
 
     /// Sets the buffer called `name` (one of [`buffers`](Self::buffers)'
     /// names) from `values`; an error for another name or length.
-    pub fn load_buffer(&mut self, name: &str, values: &[f32]) -> Result<()> {
+    pub fn load_buffer(&mut self, name: &str, values: &[f32]) -> crate::Result<()> {
         let target = if name == self.names[0] {
             &mut self.running_mean
         } else if name == self.names[1] {
             &mut self.running_var
         } else {
-            return Err(Error::Checkpoint(format!(
-                "'{name}' is not a buffer of this BatchNorm1d (expected '{}' or '{}')",
-                self.names[0], self.names[1]
-            )));
+            return Err(NnError::Config {
+                layer: "BatchNorm1d".into(),
+                detail: format!("'{name}' is not a buffer (expected '{}' or '{}')", self.names[0], self.names[1]),
+            });
         };
         if values.len() != target.len() {
-            return Err(Error::Checkpoint(format!(
-                "buffer '{name}' has {} values, the layer expects {}",
-                values.len(),
-                target.len()
-            )));
+            return Err(NnError::TensorLength { name: name.to_string(), expected: target.len(), found: values.len() });
         }
         target.copy_from_slice(values);
         Ok(())
@@ -123,16 +129,16 @@ impl BatchNorm1d {
 
     /// Loads both buffers from a checkpoint; checks both first, so on an
     /// error nothing has changed.
-    pub fn restore_buffers(&mut self, checkpoint: &Checkpoint) -> Result<()> {
+    pub fn restore_buffers(&mut self, checkpoint: &Checkpoint) -> crate::Result<()> {
         let mut found = [&[][..]; 2];
         for (slot, name) in found.iter_mut().zip(&self.names) {
-            *slot = checkpoint.tensor(name).ok_or_else(|| Error::Checkpoint(format!("buffer '{name}' is missing")))?;
+            *slot = checkpoint.tensor(name).ok_or_else(|| NnError::MissingTensor { name: name.clone() })?;
             if slot.len() != self.running_mean.len() {
-                return Err(Error::Checkpoint(format!(
-                    "buffer '{name}' has {} values, the layer expects {}",
-                    slot.len(),
-                    self.running_mean.len()
-                )));
+                return Err(NnError::TensorLength {
+                    name: name.clone(),
+                    expected: self.running_mean.len(),
+                    found: slot.len(),
+                });
             }
         }
         self.running_mean.copy_from_slice(found[0]);

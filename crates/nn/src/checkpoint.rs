@@ -8,7 +8,7 @@
 //! everything (header, dtypes, shapes, lengths) and returns an error naming
 //! the first problem; a corrupt or truncated file never panics.
 
-use crate::{Error, Params, Result};
+use crate::{NnError, Params, Result};
 use minnow_tensor::Shape;
 use safetensors::tensor::{Dtype, TensorView};
 use std::collections::{BTreeMap, HashMap};
@@ -23,6 +23,7 @@ pub struct CheckpointWriter {
 }
 
 impl CheckpointWriter {
+    /// An empty checkpoint.
     pub fn new() -> Self {
         Self::default()
     }
@@ -44,11 +45,13 @@ impl CheckpointWriter {
         self
     }
 
+    /// Adds a tensor of shape `dims`.
     pub fn tensor(mut self, name: &str, dims: &[usize], values: &[f32]) -> Self {
         self.tensors.push((name.to_string(), dims.to_vec(), bytemuck_f32(values)));
         self
     }
 
+    /// Adds a metadata string.
     pub fn meta(mut self, key: &str, value: impl Into<String>) -> Self {
         self.metadata.insert(key.to_string(), value.into());
         self
@@ -63,10 +66,11 @@ impl CheckpointWriter {
             .map(|(name, dims, bytes)| {
                 TensorView::new(Dtype::F32, dims.clone(), bytes)
                     .map(|view| (name.clone(), view))
-                    .map_err(|e| io_error(path, format!("tensor '{name}': {e}")))
+                    .map_err(|e| NnError::CorruptCheckpoint { detail: format!("tensor '{name}': {e}") })
             })
             .collect::<Result<Vec<_>>>()?;
-        let bytes = safetensors::serialize(views, Some(self.metadata)).map_err(|e| io_error(path, e.to_string()))?;
+        let bytes = safetensors::serialize(views, Some(self.metadata))
+            .map_err(|e| NnError::CorruptCheckpoint { detail: e.to_string() })?;
         write_atomically(path, &bytes)
     }
 }
@@ -75,8 +79,8 @@ fn bytemuck_f32(values: &[f32]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
-fn io_error(path: &Path, detail: impl std::fmt::Display) -> Error {
-    Error::Checkpoint(format!("{}: {detail}", path.display()))
+fn io_error(path: &Path, e: std::io::Error) -> NnError {
+    NnError::io(path, &e)
 }
 
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -106,14 +110,16 @@ impl Checkpoint {
     pub fn load(path: &Path) -> Result<Self> {
         let bytes = std::fs::read(path).map_err(|e| io_error(path, e))?;
         Self::from_bytes(&bytes).map_err(|e| match e {
-            Error::Checkpoint(detail) => io_error(path, detail),
+            NnError::CorruptCheckpoint { detail } => {
+                NnError::CorruptCheckpoint { detail: format!("{}: {detail}", path.display()) }
+            }
             other => other,
         })
     }
 
     /// Decodes safetensors bytes; only f32 tensors are accepted.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
-        let corrupt = |detail: String| Error::Checkpoint(format!("not a readable checkpoint: {detail}"));
+        let corrupt = |detail: String| NnError::CorruptCheckpoint { detail };
         let (_, header) = safetensors::SafeTensors::read_metadata(bytes).map_err(|e| corrupt(e.to_string()))?;
         let file = safetensors::SafeTensors::deserialize(bytes).map_err(|e| corrupt(e.to_string()))?;
         let mut tensors = BTreeMap::new();
@@ -132,25 +138,29 @@ impl Checkpoint {
         Ok(Self { tensors, metadata: header.metadata().clone().unwrap_or_default() })
     }
 
+    /// The values of tensor `name`, if saved.
     pub fn tensor(&self, name: &str) -> Option<&[f32]> {
         self.tensors.get(name).map(|(_, v)| v.as_slice())
     }
 
+    /// The shape of tensor `name`, if saved.
     pub fn shape(&self, name: &str) -> Option<Shape> {
         self.tensors.get(name).map(|(s, _)| *s)
     }
 
+    /// Every tensor name, sorted.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.tensors.keys().map(String::as_str)
     }
 
+    /// The metadata value of `key`, if saved.
     pub fn meta(&self, key: &str) -> Option<&str> {
         self.metadata.get(key).map(String::as_str)
     }
 
     /// A metadata value, or an error naming the missing key.
     pub fn require_meta(&self, key: &str) -> Result<&str> {
-        self.meta(key).ok_or_else(|| Error::Checkpoint(format!("metadata '{key}' is missing")))
+        self.meta(key).ok_or_else(|| NnError::MissingMeta { key: key.to_string() })
     }
 
     /// Copies every parameter of `params` from the checkpoint. Checks all
@@ -166,12 +176,9 @@ impl Checkpoint {
         for id in params.ids() {
             let name = key(params.name(id));
             match self.tensors.get(&name) {
-                None => return Err(Error::Checkpoint(format!("tensor '{name}' is missing (another architecture?)"))),
+                None => return Err(NnError::MissingTensor { name }),
                 Some((shape, _)) if *shape != params.shape(id) => {
-                    return Err(Error::Checkpoint(format!(
-                        "tensor '{name}' has shape {shape}, the model expects {}",
-                        params.shape(id)
-                    )));
+                    return Err(NnError::TensorShape { name, expected: params.shape(id), found: *shape });
                 }
                 Some(_) => {}
             }

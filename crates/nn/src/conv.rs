@@ -8,14 +8,21 @@ use rand::Rng;
 /// on every side.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Conv2dConfig {
+    /// Input channels.
     pub in_channels: usize,
+    /// Output channels (kernels).
     pub out_channels: usize,
     /// [kh, kw]
     pub kernel_size: [usize; 2],
+    /// Step between windows.
     pub stride: usize,
+    /// Zeros added on every side.
     pub padding: usize,
+    /// Whether to add a bias per output channel.
     pub bias: bool,
+    /// The kernels' init.
     pub weight_init: Init,
+    /// The bias's init.
     pub bias_init: Init,
 }
 
@@ -36,7 +43,7 @@ impl Conv2dConfig {
     }
 
     /// An error naming the first invalid field.
-    pub fn validate(&self, name: &str) -> Result<()> {
+    pub fn validate(&self, name: &str) -> crate::Result<()> {
         let [kh, kw] = self.kernel_size;
         if self.in_channels == 0 || self.out_channels == 0 {
             return Err(config_error(
@@ -68,7 +75,7 @@ impl Conv2dConfig {
 
     /// The output [height, width] for an input of `height` x `width`, or
     /// an error when the kernel is larger than the padded input.
-    pub fn output_size(&self, name: &str, height: usize, width: usize) -> Result<[usize; 2]> {
+    pub fn output_size(&self, name: &str, height: usize, width: usize) -> crate::Result<[usize; 2]> {
         self.validate(name)?;
         let [kh, kw] = self.kernel_size;
         let (ph, pw) = (height + 2 * self.padding, width + 2 * self.padding);
@@ -85,7 +92,7 @@ impl Conv2dConfig {
     }
 
     /// Adds `name.weight` [out, in, kh, kw] (and `name.bias` [out]).
-    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<Conv2d> {
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> crate::Result<Conv2d> {
         self.validate(name)?;
         let [kh, kw] = self.kernel_size;
         let (fan_in, fan_out) = (self.in_channels * kh * kw, self.out_channels * kh * kw);
@@ -111,14 +118,22 @@ impl Conv2dConfig {
     }
 }
 
+/// A built [`Conv2dConfig`]: kernels [out, in, kh, kw] and a bias.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Conv2d {
+    /// The kernels [out, in, kh, kw].
     pub w: ParamId,
+    /// The bias [out], if any.
     pub b: Option<ParamId>,
+    /// Input channels.
     pub in_channels: usize,
+    /// Output channels.
     pub out_channels: usize,
+    /// Kernel [height, width].
     pub kernel_size: [usize; 2],
+    /// Step between windows.
     pub stride: usize,
+    /// Zeros added on every side.
     pub padding: usize,
 }
 
@@ -152,7 +167,7 @@ impl MaxPool2d {
 
     /// The output [height, width] for an input of `height` x `width`, or an
     /// error when the input is smaller than a window.
-    pub fn output_size(&self, name: &str, height: usize, width: usize) -> Result<[usize; 2]> {
+    pub fn output_size(&self, name: &str, height: usize, width: usize) -> crate::Result<[usize; 2]> {
         if height < 2 || width < 2 {
             return Err(config_error(name, format!("MaxPool2d input {height}x{width} is smaller than the 2x2 window")));
         }

@@ -3,7 +3,7 @@
 //! split, and a seeded batch iterator that writes fixed-size batches into
 //! the caller's preallocated buffers and can be saved and resumed exactly.
 
-use crate::{Error, Result};
+use crate::{NnError, Result};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_pcg::Pcg64Mcg;
@@ -13,14 +13,22 @@ use std::io::BufRead;
 /// Rows of `width` features (row-major) with a class label each.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dataset {
+    /// `len() * width` features, row-major.
     pub features: Vec<f32>,
+    /// A class per row.
     pub labels: Vec<u32>,
+    /// Features per row.
     pub width: usize,
+    /// Classes (labels are below it).
     pub classes: usize,
 }
 
-fn data_error(detail: String) -> Error {
-    Error::Data(detail)
+fn data_error(detail: String) -> NnError {
+    NnError::Data(detail)
+}
+
+fn bad_value(line: usize, column: usize, detail: String) -> NnError {
+    NnError::BadValue { line, column, detail }
 }
 
 impl Dataset {
@@ -30,51 +38,35 @@ impl Dataset {
         if width == 0 || classes == 0 {
             return Err(data_error(format!("width and classes must be > 0, found {width} and {classes}")));
         }
-        let mut features = Vec::new();
-        let mut labels = Vec::new();
-        for (index, line) in reader.lines().enumerate() {
-            let number = index + 1;
-            let line = line.map_err(|e| data_error(format!("line {number}: {e}")))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let fields: Vec<&str> = line.split(',').map(str::trim).collect();
-            if fields.len() != width + 1 {
-                return Err(data_error(format!(
-                    "line {number}: expected {} columns ({width} features and a label), found {}",
-                    width + 1,
-                    fields.len()
-                )));
-            }
+        let (mut features, mut labels) = (Vec::new(), Vec::new());
+        crate::csv::for_each_row(reader, width + 1, &format!("{width} features and a label"), |line, fields| {
             for (column, field) in fields[..width].iter().enumerate() {
-                let value: f32 = field.parse().map_err(|_| {
-                    data_error(format!("line {number}, column {}: '{field}' is not a number", column + 1))
-                })?;
-                if !value.is_finite() {
-                    return Err(data_error(format!("line {number}, column {}: '{field}' is not finite", column + 1)));
-                }
-                features.push(value);
+                features.push(crate::csv::number(line, column, field)?);
             }
             let label_field = fields[width];
-            let label: u32 = label_field.parse().map_err(|_| {
-                data_error(format!("line {number}, column {}: label '{label_field}' is not a class index", width + 1))
-            })?;
+            let label: u32 = label_field
+                .parse()
+                .map_err(|_| bad_value(line, width + 1, format!("label '{label_field}' is not a class index")))?;
             if label as usize >= classes {
-                return Err(data_error(format!("line {number}: label {label} is out of range for {classes} classes")));
+                return Err(data_error(format!("line {line}: label {label} is out of range for {classes} classes")));
             }
             labels.push(label);
-        }
+            Ok(())
+        })?;
         Ok(Self { features, labels, width, classes })
     }
 
+    /// Rows.
     pub fn len(&self) -> usize {
         self.labels.len()
     }
 
+    /// Whether there are no rows.
     pub fn is_empty(&self) -> bool {
         self.labels.is_empty()
     }
 
+    /// The features of row `i`.
     pub fn row(&self, i: usize) -> &[f32] {
         &self.features[i * self.width..(i + 1) * self.width]
     }
@@ -98,6 +90,22 @@ impl Dataset {
     }
 }
 
+/// Rows of features with their targets, as [`Batches`] reads them: a
+/// class label per row ([`Dataset`]) or a row of real values
+/// ([`RegressionDataset`](crate::RegressionDataset)).
+pub trait Examples {
+    /// A label (`u32`) or a real target (`f32`).
+    type Target: Copy;
+    /// Features per row.
+    fn width(&self) -> usize;
+    /// Targets per row.
+    fn target_width(&self) -> usize;
+    /// The features of row `i`.
+    fn features(&self, i: usize) -> &[f32];
+    /// The targets of row `i`.
+    fn targets(&self, i: usize) -> &[Self::Target];
+}
+
 /// Shuffled fixed-size batches over a dataset, epoch after epoch. The last
 /// partial batch of an epoch is dropped, so every batch has the same shape;
 /// the order is reshuffled (seeded) at each epoch. Serialisable for resume.
@@ -111,6 +119,7 @@ pub struct Batches {
 }
 
 impl Batches {
+    /// Batches of `batch` rows out of `len`, shuffled by `seed`.
     pub fn new(len: usize, batch: usize, seed: u64) -> Result<Self> {
         if batch == 0 || batch > len {
             return Err(data_error(format!("batch size must be in 1..={len}, found {batch}")));
@@ -126,6 +135,7 @@ impl Batches {
         self.epoch
     }
 
+    /// Rows per batch.
     pub fn batch_size(&self) -> usize {
         self.batch
     }
@@ -135,16 +145,17 @@ impl Batches {
         self.order.len() / self.batch
     }
 
-    /// Writes the next batch's features into `x` (batch x width) and labels
-    /// into `y` (batch). Allocates nothing.
-    pub fn next_into(&mut self, data: &Dataset, x: &mut [f32], y: &mut [u32]) {
+    /// Writes the next batch's features into `x` (batch x width) and
+    /// targets into `y` (batch x target width: one label per row for a
+    /// [`Dataset`]). Allocates nothing.
+    pub fn next_into<D: Examples>(&mut self, data: &D, x: &mut [f32], y: &mut [D::Target]) {
+        let (width, outputs) = (data.width(), data.target_width());
         assert!(
-            x.len() == self.batch * data.width && y.len() == self.batch,
-            "Batches::next_into: buffers of {} and {} for batch {} x width {}",
+            x.len() == self.batch * width && y.len() == self.batch * outputs,
+            "Batches::next_into: buffers of {} and {} for batch {} x width {width} and {outputs} targets",
             x.len(),
             y.len(),
             self.batch,
-            data.width
         );
         if self.position + self.batch > self.order.len() {
             self.order.shuffle(&mut self.rng);
@@ -152,9 +163,9 @@ impl Batches {
             self.epoch += 1;
         }
         let picks = &self.order[self.position..self.position + self.batch];
-        for ((x_row, label), &i) in x.chunks_exact_mut(data.width).zip(y.iter_mut()).zip(picks) {
-            x_row.copy_from_slice(data.row(i as usize));
-            *label = data.labels[i as usize];
+        for ((x_row, y_row), &i) in x.chunks_exact_mut(width).zip(y.chunks_exact_mut(outputs)).zip(picks) {
+            x_row.copy_from_slice(data.features(i as usize));
+            y_row.copy_from_slice(data.targets(i as usize));
         }
         self.position += self.batch;
     }
@@ -164,7 +175,8 @@ impl Batches {
         serde_json::to_string(self).expect("plain data always serialises")
     }
 
+    /// Reads the state [`to_json`](Self::to_json) wrote.
     pub fn from_json(text: &str) -> Result<Self> {
-        serde_json::from_str(text).map_err(|e| Error::Checkpoint(format!("batch iterator state: {e}")))
+        serde_json::from_str(text).map_err(|e| NnError::BadState { what: "batch iterator", detail: e.to_string() })
     }
 }

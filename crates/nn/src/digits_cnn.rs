@@ -11,6 +11,7 @@ use rand::Rng;
 const SIDE: usize = 8;
 const CLASSES: usize = 10;
 
+/// The digits CNN: two Conv2d + ReLU + MaxPool2d stages, then two Linear layers to 10 classes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DigitsCnnConfig {
     /// Output channels of the two convolutions.
@@ -27,7 +28,7 @@ impl Default for DigitsCnnConfig {
 
 impl DigitsCnnConfig {
     /// Adds `name.conv1`, `name.conv2`, `name.fc1` and `name.fc2`.
-    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<DigitsCnn> {
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> crate::Result<DigitsCnn> {
         let [c1, c2] = self.channels;
         if c1 == 0 || c2 == 0 || self.hidden == 0 {
             return Err(config_error(
@@ -54,12 +55,18 @@ impl DigitsCnnConfig {
     }
 }
 
+/// A built [`DigitsCnnConfig`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DigitsCnn {
+    /// The first convolution.
     pub conv1: Conv2d,
+    /// The second convolution.
     pub conv2: Conv2d,
+    /// The hidden Linear.
     pub fc1: Linear,
+    /// The output Linear (10 logits).
     pub fc2: Linear,
+    /// The pooling after each convolution.
     pub pool: MaxPool2d,
 }
 

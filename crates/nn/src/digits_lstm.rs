@@ -12,10 +12,13 @@ use rand::Rng;
 pub const DIGIT_ROWS: usize = 8;
 /// Pixels per row: the features of a step.
 pub const DIGIT_COLS: usize = 8;
+/// Classes of the digits data set.
 pub const DIGIT_CLASSES: usize = 10;
 
+/// The digits LSTM: reads an image row by row, a Linear maps the last hidden state to 10 logits.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DigitsLstmConfig {
+    /// Hidden size of the LSTM.
     pub hidden: usize,
 }
 
@@ -27,16 +30,19 @@ impl Default for DigitsLstmConfig {
 
 impl DigitsLstmConfig {
     /// Adds `name.lstm.*` and `name.head.*` to the store.
-    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<DigitsLstm> {
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> crate::Result<DigitsLstm> {
         let lstm = LstmConfig::new(DIGIT_COLS, self.hidden).init(params, &join(name, "lstm"), rng)?;
         let head = LinearConfig::new(self.hidden, DIGIT_CLASSES).init(params, &join(name, "head"), rng)?;
         Ok(DigitsLstm { lstm, head })
     }
 }
 
+/// A built [`DigitsLstmConfig`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DigitsLstm {
+    /// The LSTM over the rows.
     pub lstm: Lstm,
+    /// The last hidden state to the logits.
     pub head: Linear,
 }
 

@@ -2,7 +2,7 @@
 //! seed from it for `Graph::dropout`'s mask, so a run with a seed replays
 //! exactly, and the generator's state is saved with a checkpoint.
 
-use crate::{Error, Module, config_error};
+use crate::{Module, NnError, config_error};
 use minnow_autodiff::{Graph, ParamId, Result, Var};
 use rand::{RngCore, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -13,21 +13,24 @@ use serde::{Deserialize, Serialize};
 pub struct DropoutConfig {
     /// Probability of zeroing an element, in [0, 1) (PyTorch's default 0.5).
     pub p: f32,
+    /// The seed of the layer's mask generator.
     pub seed: u64,
 }
 
 impl DropoutConfig {
+    /// Drops each value with probability `p`.
     pub fn new(p: f32, seed: u64) -> Self {
         Self { p, seed }
     }
 
-    pub fn init(&self) -> Result<Dropout> {
+    /// The layer, or an error unless p is in [0, 1).
+    pub fn init(&self) -> crate::Result<Dropout> {
         check_p(self.p)?;
         Ok(Dropout { p: self.p, rng: Pcg64Mcg::seed_from_u64(self.seed), training: true })
     }
 }
 
-fn check_p(p: f32) -> Result<()> {
+fn check_p(p: f32) -> crate::Result<()> {
     if (0.0..1.0).contains(&p) {
         Ok(())
     } else {
@@ -45,10 +48,12 @@ pub struct Dropout {
 }
 
 impl Dropout {
+    /// The drop probability.
     pub fn p(&self) -> f32 {
         self.p
     }
 
+    /// Whether values are dropped (train) or passed through (eval).
     pub fn is_training(&self) -> bool {
         self.training
     }
@@ -68,8 +73,10 @@ impl Dropout {
         serde_json::to_string(self).expect("plain data always serialises")
     }
 
-    pub fn from_json(text: &str) -> Result<Self> {
-        let layer: Self = serde_json::from_str(text).map_err(|e| Error::Checkpoint(format!("dropout state: {e}")))?;
+    /// Reads the state [`to_json`](Self::to_json) wrote.
+    pub fn from_json(text: &str) -> crate::Result<Self> {
+        let layer: Self =
+            serde_json::from_str(text).map_err(|e| NnError::BadState { what: "dropout", detail: e.to_string() })?;
         check_p(layer.p)?;
         Ok(layer)
     }

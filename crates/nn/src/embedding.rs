@@ -4,10 +4,14 @@ use crate::{Init, Module, config_error, join};
 use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
 use rand::Rng;
 
+/// `nn.Embedding`: a table of `num_embeddings` rows of `embedding_dim` values.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EmbeddingConfig {
+    /// Rows (the index bound).
     pub num_embeddings: usize,
+    /// Values per row.
     pub embedding_dim: usize,
+    /// The table's init.
     pub init: Init,
 }
 
@@ -18,7 +22,7 @@ impl EmbeddingConfig {
     }
 
     /// Adds `name.weight` [num_embeddings, embedding_dim].
-    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<Embedding> {
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> crate::Result<Embedding> {
         if self.num_embeddings == 0 || self.embedding_dim == 0 {
             return Err(config_error(
                 name,
@@ -34,10 +38,14 @@ impl EmbeddingConfig {
     }
 }
 
+/// A built [`EmbeddingConfig`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Embedding {
+    /// The table [num_embeddings, embedding_dim].
     pub weight: ParamId,
+    /// Rows.
     pub num_embeddings: usize,
+    /// Values per row.
     pub embedding_dim: usize,
 }
 

@@ -5,12 +5,15 @@ use rand::Rng;
 /// Dueling Q head: q = V(h) + A(h) - mean A(h).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DuelingHeadConfig {
+    /// Width of the features it reads.
     pub inputs: usize,
+    /// Q-values it writes.
     pub actions: usize,
 }
 
 impl DuelingHeadConfig {
-    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<DuelingHead> {
+    /// Parameters `name.value` and `name.advantage`.
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> crate::Result<DuelingHead> {
         Ok(DuelingHead {
             value: LinearConfig::new(self.inputs, 1).init(params, &join(name, "value"), rng)?,
             advantage: LinearConfig::new(self.inputs, self.actions).init(params, &join(name, "advantage"), rng)?,
@@ -18,9 +21,12 @@ impl DuelingHeadConfig {
     }
 }
 
+/// A built [`DuelingHeadConfig`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DuelingHead {
+    /// V(h).
     pub value: Linear,
+    /// A(h).
     pub advantage: Linear,
 }
 
@@ -43,12 +49,15 @@ impl Module for DuelingHead {
 /// Two outputs from one trunk: policy logits and a tanh value in [-1, 1].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PolicyValueHeadConfig {
+    /// Width of the features it reads.
     pub inputs: usize,
+    /// Policy logits it writes.
     pub policy: usize,
 }
 
 impl PolicyValueHeadConfig {
-    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<PolicyValueHead> {
+    /// Parameters `name.policy` and `name.value`.
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> crate::Result<PolicyValueHead> {
         Ok(PolicyValueHead {
             policy: LinearConfig::new(self.inputs, self.policy).init(params, &join(name, "policy"), rng)?,
             value: LinearConfig::new(self.inputs, 1).init(params, &join(name, "value"), rng)?,
@@ -56,9 +65,12 @@ impl PolicyValueHeadConfig {
     }
 }
 
+/// A built [`PolicyValueHeadConfig`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PolicyValueHead {
+    /// The policy logits.
     pub policy: Linear,
+    /// The value before its tanh.
     pub value: Linear,
 }
 

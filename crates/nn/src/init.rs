@@ -16,16 +16,23 @@ pub enum Init {
     XavierUniform,
     /// N(0, 2 / (fan_in + fan_out)).
     XavierNormal,
+    /// All zeros.
     Zeros,
+    /// Every value the same.
     Constant(f32),
+    /// U(low, high).
     Uniform(f32, f32),
+    /// N(mean, std²).
     Normal {
+        /// The mean.
         mean: f32,
+        /// The standard deviation.
         std: f32,
     },
 }
 
 impl Init {
+    /// Fills `dst` for a layer of `fan_in` inputs and `fan_out` outputs.
     pub fn fill(self, dst: &mut [f32], fan_in: usize, fan_out: usize, rng: &mut impl Rng) {
         let fan_in = fan_in.max(1) as f32;
         let fan_out = fan_out.max(1) as f32;

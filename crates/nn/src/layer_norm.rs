@@ -4,17 +4,20 @@ use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
 /// LayerNorm over the last axis with learned gamma (ones) and beta (zeros).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LayerNormConfig {
+    /// Features normalised together (the last dimension).
     pub size: usize,
     /// PyTorch's default, 1e-5.
     pub eps: f32,
 }
 
 impl LayerNormConfig {
+    /// PyTorch's defaults: eps 1e-5, gamma 1, beta 0.
     pub fn new(size: usize) -> Self {
         Self { size, eps: 1e-5 }
     }
 
-    pub fn init(&self, params: &mut Params, name: &str) -> Result<LayerNorm> {
+    /// Parameters `name.weight` (gamma) and `name.bias` (beta).
+    pub fn init(&self, params: &mut Params, name: &str) -> crate::Result<LayerNorm> {
         if self.size == 0 || self.eps.is_nan() || self.eps <= 0.0 {
             return Err(config_error(
                 name,
@@ -27,14 +30,19 @@ impl LayerNormConfig {
     }
 }
 
+/// A built [`LayerNormConfig`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LayerNorm {
+    /// Per-feature scale.
     pub gamma: ParamId,
+    /// Per-feature shift.
     pub beta: ParamId,
+    /// Added to the variance.
     pub eps: f32,
 }
 
 impl LayerNorm {
+    /// x [B, size] -> normalised per row, scaled and shifted.
     pub fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
         let (gamma, beta) = (g.param(self.gamma), g.param(self.beta));
         g.layer_norm(x, gamma, beta, self.eps)

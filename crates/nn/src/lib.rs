@@ -2,19 +2,49 @@
 //! with PyTorch's layouts and defaults. A layer holds only [`ParamId`]s;
 //! its values live in a [`Params`] store, so the same layer struct drives
 //! an online and a target network (two stores of the same layout).
+//! Every layer implements [`Forward`] (its ops on a step's [`Graph`]);
+//! [`Sequential`] runs layers in order, and an [`Mlp`] either ends in its
+//! outputs or, as a trunk, in features for a head.
 //!
-//! Losses are ops on the graph (`Graph::huber`, `Graph::cross_entropy`, ...)
-//! and are re-exported here by name for discoverability.
+//! Losses are ops on the graph (`Graph::huber`, `Graph::cross_entropy`, ...).
+//! Building layers, reading checkpoints and data return [`NnError`];
+//! running them returns the graph's `minnow_autodiff::Error`, which
+//! converts into it with `?`.
+//!
+//! ```
+//! use minnow_nn::{MlpConfig, Params, Tape};
+//! use rand::SeedableRng;
+//! # fn main() -> minnow_nn::Result<()> {
+//! let mut params = Params::new();
+//! let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(0);
+//! let model = MlpConfig::new(&[2, 16, 1]).init(&mut params, "mlp", &mut rng)?;
+//! let (x, y) = ([0.0, 1.0, 1.0, 0.0], [1.0, 1.0]);
+//! let mut tape = Tape::new();
+//! params.zero_grads();
+//! let mut g = tape.graph(&mut params);
+//! let input = g.input_ref(&[2, 2], &x)?;
+//! let prediction = model.forward(&mut g, input)?;
+//! let loss = g.mse(prediction, &y, None)?;
+//! g.backward(loss)?;
+//! assert!(params.grad(model.layers[0].w).iter().any(|&d| d != 0.0));
+//! # Ok(())
+//! # }
+//! ```
+
+#![warn(missing_docs)]
 
 mod activation;
 mod batch_norm;
 mod checkpoint;
 mod conv;
+mod csv;
 mod data;
 mod digits_cnn;
 mod digits_lstm;
 mod dropout;
 mod embedding;
+mod error;
+mod forward;
 mod heads;
 mod init;
 mod layer_norm;
@@ -22,26 +52,32 @@ mod linear;
 mod mlp;
 mod policy_value;
 mod recurrent;
+mod regression;
 mod residual;
+mod sequential;
 
 pub use activation::Activation;
 pub use batch_norm::{BatchNorm1d, BatchNorm1dConfig};
 pub use checkpoint::{Checkpoint, CheckpointWriter};
 pub use conv::{Conv2d, Conv2dConfig, MaxPool2d};
-pub use data::{Batches, Dataset};
+pub use data::{Batches, Dataset, Examples};
 pub use digits_cnn::{DigitsCnn, DigitsCnnConfig};
 pub use digits_lstm::{DIGIT_CLASSES, DIGIT_COLS, DIGIT_ROWS, DigitsLstm, DigitsLstmConfig};
 pub use dropout::{Dropout, DropoutConfig};
 pub use embedding::{Embedding, EmbeddingConfig};
+pub use error::{NnError, Result};
+pub use forward::Forward;
 pub use heads::{DuelingHead, DuelingHeadConfig, PolicyValueHead, PolicyValueHeadConfig};
 pub use init::Init;
 pub use layer_norm::{LayerNorm, LayerNormConfig};
 pub use linear::{Linear, LinearConfig};
-pub use minnow_autodiff::{Error, Graph, ParamId, Params, Result, Tape, Var};
+pub use minnow_autodiff::{Graph, ParamId, Params, Tape, Var};
 pub use mlp::{Mlp, MlpConfig};
 pub use policy_value::{PolicyValueNet, PolicyValueNetConfig};
 pub use recurrent::{Gru, GruConfig, Lstm, LstmConfig, RecurrentWeights, Rnn, RnnConfig};
+pub use regression::RegressionDataset;
 pub use residual::{ResidualBlock, ResidualBlockConfig};
+pub use sequential::{BoxedLayer, Sequential};
 
 /// Something with parameters: lists them, and switches between training
 /// and evaluation behaviour (dropout, batch statistics).
@@ -67,6 +103,6 @@ pub(crate) fn join(prefix: &str, part: &str) -> String {
 }
 
 /// A config error naming the layer, the field and the value.
-pub(crate) fn config_error(layer: &str, what: impl std::fmt::Display) -> Error {
-    Error::Config(format!("{layer}: {what}"))
+pub(crate) fn config_error(layer: &str, what: impl std::fmt::Display) -> NnError {
+    NnError::Config { layer: layer.to_string(), detail: what.to_string() }
 }

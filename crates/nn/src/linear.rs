@@ -5,10 +5,15 @@ use rand::Rng;
 /// y = x Wᵀ + b with W [outputs, inputs] (PyTorch's layout).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LinearConfig {
+    /// Input features.
     pub inputs: usize,
+    /// Output features.
     pub outputs: usize,
+    /// Whether to add a bias.
     pub bias: bool,
+    /// The weight's init.
     pub weight_init: Init,
+    /// The bias's init.
     pub bias_init: Init,
 }
 
@@ -19,7 +24,7 @@ impl LinearConfig {
     }
 
     /// Adds `name.weight` (and `name.bias`) to the store.
-    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<Linear> {
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> crate::Result<Linear> {
         if self.inputs == 0 || self.outputs == 0 {
             return Err(config_error(
                 name,
@@ -39,11 +44,16 @@ impl LinearConfig {
     }
 }
 
+/// A built [`LinearConfig`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Linear {
+    /// The weight [outputs, inputs].
     pub w: ParamId,
+    /// The bias [outputs], if any.
     pub b: Option<ParamId>,
+    /// Input features.
     pub inputs: usize,
+    /// Output features.
     pub outputs: usize,
 }
 

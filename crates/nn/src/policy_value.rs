@@ -11,31 +11,40 @@ use rand::Rng;
 /// outputs it has 283,477 parameters (docs/ANCHORS.md's `az_forward`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PolicyValueNetConfig {
+    /// Observation width.
     pub inputs: usize,
+    /// Width of the stem and the blocks.
     pub width: usize,
+    /// Residual blocks.
     pub blocks: usize,
+    /// Policy logits.
     pub policy: usize,
 }
 
 impl PolicyValueNetConfig {
-    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<PolicyValueNet> {
+    /// Parameters `name.stem`, `name.block<i>.*` and `name.head.*`.
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> crate::Result<PolicyValueNet> {
         if self.inputs == 0 || self.width == 0 || self.policy == 0 {
             return Err(config_error(name, format!("inputs, width and policy must be > 0, found {self:?}")));
         }
         let stem = LinearConfig::new(self.inputs, self.width).init(params, &join(name, "stem"), rng)?;
         let blocks = (0..self.blocks)
             .map(|i| ResidualBlockConfig { width: self.width }.init(params, &join(name, &format!("block{i}")), rng))
-            .collect::<Result<Vec<_>>>()?;
+            .collect::<crate::Result<Vec<_>>>()?;
         let head =
             PolicyValueHeadConfig { inputs: self.width, policy: self.policy }.init(params, &join(name, "head"), rng)?;
         Ok(PolicyValueNet { stem, blocks, head })
     }
 }
 
+/// A built [`PolicyValueNetConfig`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct PolicyValueNet {
+    /// Input to the trunk width (then ReLU).
     pub stem: Linear,
+    /// The residual tower.
     pub blocks: Vec<ResidualBlock>,
+    /// Policy logits and value.
     pub head: PolicyValueHead,
 }
 

@@ -74,7 +74,9 @@ pub struct RecurrentWeights {
     pub b_ih: ParamId,
     /// `bias_hh_l0` [G H]
     pub b_hh: ParamId,
+    /// Input features per step.
     pub inputs: usize,
+    /// Hidden size.
     pub hidden: usize,
 }
 
@@ -87,7 +89,7 @@ impl RecurrentWeights {
         inputs: usize,
         hidden: usize,
         rng: &mut impl Rng,
-    ) -> Result<Self> {
+    ) -> crate::Result<Self> {
         if inputs == 0 || hidden == 0 {
             let layer = if name.is_empty() { cell.name() } else { name };
             return Err(config_error(
@@ -123,7 +125,7 @@ impl RecurrentWeights {
             return Err(TensorError::ShapeMismatch { op, lhs: expected, rhs: shape }.into());
         }
         if batch == 0 || steps == 0 {
-            return Err(Error::Data(format!("{op}: input {shape} has no rows or no time steps")));
+            return Err(Error::EmptyInput { op, shape });
         }
         let (hidden, gates) = (self.hidden, cell.gates() * self.hidden);
         let (w_ih, w_hh) = (g.param(self.w_ih), g.param(self.w_hh));
@@ -169,32 +171,39 @@ impl Module for RecurrentWeights {
 macro_rules! recurrent_layer {
     ($(#[$doc:meta])* $config:ident, $layer:ident, $cell:expr) => {
         $(#[$doc])*
+        /// Sizes of the layer (PyTorch init: U(-1/sqrt(hidden), 1/sqrt(hidden))).
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub struct $config {
+            /// Input features per step.
             pub inputs: usize,
+            /// Hidden size.
             pub hidden: usize,
         }
 
         impl $config {
+            /// A layer of `inputs` features and `hidden` units.
             pub fn new(inputs: usize, hidden: usize) -> Self {
                 Self { inputs, hidden }
             }
 
             /// Adds `name.weight_ih_l0`, `name.weight_hh_l0`,
             /// `name.bias_ih_l0` and `name.bias_hh_l0` to the store.
-            pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<$layer> {
+            pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> crate::Result<$layer> {
                 let weights = RecurrentWeights::init(params, name, $cell, self.inputs, self.hidden, rng)?;
                 Ok($layer { weights })
             }
         }
 
         $(#[$doc])*
+        /// A built layer.
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub struct $layer {
+            /// Its four parameters.
             pub weights: RecurrentWeights,
         }
 
         impl $layer {
+            /// Hidden size.
             pub fn hidden(&self) -> usize {
                 self.weights.hidden
             }

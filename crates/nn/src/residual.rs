@@ -6,11 +6,13 @@ use rand::Rng;
 /// y = LN(Linear(ReLU(LN(Linear(x))))), out = ReLU(x + y).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ResidualBlockConfig {
+    /// Features in and out.
     pub width: usize,
 }
 
 impl ResidualBlockConfig {
-    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> Result<ResidualBlock> {
+    /// Parameters `name.fc1`, `name.norm1`, `name.fc2`, `name.norm2`.
+    pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> crate::Result<ResidualBlock> {
         let linear = LinearConfig::new(self.width, self.width);
         let norm = LayerNormConfig::new(self.width);
         Ok(ResidualBlock {
@@ -22,15 +24,21 @@ impl ResidualBlockConfig {
     }
 }
 
+/// A built [`ResidualBlockConfig`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ResidualBlock {
+    /// First Linear.
     pub fc1: Linear,
+    /// LayerNorm before the ReLU.
     pub norm1: LayerNorm,
+    /// Second Linear.
     pub fc2: Linear,
+    /// LayerNorm before the skip connection.
     pub norm2: LayerNorm,
 }
 
 impl ResidualBlock {
+    /// x [B, width] -> ReLU(x + block(x)).
     pub fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
         let h = self.fc1.forward(g, x)?;
         let h = self.norm1.forward_relu(g, h)?;

@@ -2,8 +2,9 @@
 //! (plain f64 loops over small fixed weights), their parameter layout,
 //! shapes, gradients through time, and errors.
 
+use minnow_autodiff::Result;
 use minnow_autodiff::gradcheck::check_gradients;
-use minnow_nn::{Graph, GruConfig, LstmConfig, Module, Params, RecurrentWeights, Result, RnnConfig, Tape, Var};
+use minnow_nn::{Graph, GruConfig, LstmConfig, Module, Params, RecurrentWeights, RnnConfig, Tape, Var};
 use rand::SeedableRng;
 
 const BATCH: usize = 2;

@@ -2,9 +2,10 @@
 //! eval behaviour, PyTorch's running-statistics update, buffers in
 //! checkpoints, seeded dropout state, and config errors.
 
+use minnow_autodiff::Error;
 use minnow_nn::{
     Activation, BatchNorm1dConfig, CheckpointWriter, Conv2dConfig, DigitsCnnConfig, DropoutConfig, EmbeddingConfig,
-    Error, MaxPool2d, Module, Params, Tape,
+    MaxPool2d, Module, NnError, Params, Tape,
 };
 use rand::SeedableRng;
 
@@ -16,9 +17,11 @@ fn close(a: &[f32], b: &[f32], tol: f32) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= tol)
 }
 
-fn config_message(e: Error) -> String {
-    match e {
-        Error::Config(m) => m,
+/// The message of a layer's config error or of the graph's.
+fn config_message(e: impl Into<NnError>) -> String {
+    match e.into() {
+        NnError::Config { layer, detail } => format!("{layer}: {detail}"),
+        NnError::Autodiff(Error::Config(m)) => m,
         other => panic!("expected a config error, found {other:?}"),
     }
 }
@@ -95,7 +98,7 @@ fn batch_norm_buffers_round_trip_through_a_checkpoint() {
     assert_eq!(fresh.running_mean(), &[1.0, 2.0, 3.0]);
     assert_eq!(fresh.running_var(), &[4.0, 5.0, 6.0]);
     let mut other = BatchNorm1dConfig::new(3).init(&mut Params::new(), "elsewhere").unwrap();
-    assert!(matches!(other.restore_buffers(&checkpoint), Err(Error::Checkpoint(_))));
+    assert!(matches!(other.restore_buffers(&checkpoint), Err(NnError::MissingTensor { .. })));
     std::fs::remove_dir_all(dir).unwrap();
 }
 

@@ -6,14 +6,18 @@ use minnow_autodiff::Params;
 use minnow_kernels::{AdaGradParams, adagrad_step};
 
 /// `torch.optim.Adagrad`'s settings and defaults.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct AdaGradConfig {
+    /// Learning rate.
     pub lr: f32,
     /// Step t runs at lr / (1 + (t - 1) * lr_decay).
     pub lr_decay: f32,
+    /// L2 penalty added to the gradient.
     pub weight_decay: f32,
     /// Where the sum of squared gradients starts.
     pub initial_accumulator_value: f32,
+    /// Added to the denominator.
     pub eps: f32,
 }
 

@@ -7,11 +7,16 @@ use minnow_kernels::{AdamParams, adam_step};
 
 /// `torch.optim.Adam`'s settings and defaults. Weight decay is added to
 /// the gradient (L2 regularisation); see [`AdamWConfig`] for decoupled decay.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct AdamConfig {
+    /// Learning rate.
     pub lr: f32,
+    /// Decay of the first and second moments.
     pub betas: (f32, f32),
+    /// Added to the denominator.
     pub eps: f32,
+    /// L2 penalty added to the gradient.
     pub weight_decay: f32,
 }
 
@@ -23,11 +28,16 @@ impl Default for AdamConfig {
 
 /// `torch.optim.AdamW`'s settings and defaults: the weights decay by
 /// `lr * weight_decay` each step, apart from the gradient.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct AdamWConfig {
+    /// Learning rate.
     pub lr: f32,
+    /// Decay of the first and second moments.
     pub betas: (f32, f32),
+    /// Added to the denominator.
     pub eps: f32,
+    /// Decoupled decay: weights shrink by lr * weight_decay per step.
     pub weight_decay: f32,
 }
 

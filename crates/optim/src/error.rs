@@ -2,25 +2,78 @@
 /// parameter store of another layout, or checkpoint state that does not fit.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum OptimError {
+    /// A config value out of range.
     #[error("{config}.{field}: expected {expected}, found {found}")]
-    InvalidValue { config: &'static str, field: &'static str, expected: &'static str, found: f32 },
+    InvalidValue {
+        /// The config struct.
+        config: &'static str,
+        /// The field.
+        field: &'static str,
+        /// What it should be.
+        expected: &'static str,
+        /// What it was.
+        found: f32,
+    },
+    /// A config count out of range.
     #[error("{config}.{field}: expected {expected}, found {found}")]
-    InvalidCount { config: &'static str, field: &'static str, expected: &'static str, found: u64 },
+    InvalidCount {
+        /// The config struct.
+        config: &'static str,
+        /// The field.
+        field: &'static str,
+        /// What it should be.
+        expected: &'static str,
+        /// What it was.
+        found: u64,
+    },
+    /// Nesterov momentum without momentum, or with dampening.
     #[error(
         "{config}.nesterov: expected momentum > 0 and dampening = 0, \
          found momentum {momentum} and dampening {dampening}"
     )]
-    Nesterov { config: &'static str, momentum: f32, dampening: f32 },
+    Nesterov {
+        /// The config struct.
+        config: &'static str,
+        /// The momentum given.
+        momentum: f32,
+        /// The dampening given.
+        dampening: f32,
+    },
+    /// A store that is not the one the optimiser was built for.
     #[error("parameter layout differs from the one the optimizer was built for: {detail}")]
-    LayoutMismatch { detail: String },
+    LayoutMismatch {
+        /// The first difference.
+        detail: String,
+    },
+    /// Saved state under a name this optimiser does not keep.
     #[error("{optimizer} has no state named '{name}'; expected one of: {expected}")]
-    UnknownState { optimizer: &'static str, name: String, expected: String },
+    UnknownState {
+        /// The optimiser.
+        optimizer: &'static str,
+        /// The name given.
+        name: String,
+        /// The names it keeps.
+        expected: String,
+    },
+    /// Saved state of the wrong length.
     #[error("state '{name}': expected {expected} values, found {found}")]
-    StateLength { name: String, expected: usize, found: usize },
+    StateLength {
+        /// The state's name.
+        name: String,
+        /// Its length here.
+        expected: usize,
+        /// The saved length.
+        found: usize,
+    },
+    /// Saved state that a checkpoint lacks.
     #[error("state '{name}' is missing")]
-    MissingState { name: String },
+    MissingState {
+        /// The state's name.
+        name: String,
+    },
 }
 
+/// The optimisers' result.
 pub type Result<T, E = OptimError> = std::result::Result<T, E>;
 
 /// Range checks for one config struct, naming it in every error.

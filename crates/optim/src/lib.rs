@@ -23,6 +23,8 @@
 //!
 //! [`Params`]: minnow_autodiff::Params
 
+#![warn(missing_docs)]
+
 mod adagrad;
 mod adam;
 mod clip;

@@ -22,6 +22,7 @@ pub trait Optimizer {
     /// read it.
     fn set_step_count(&mut self, n: u64);
 
+    /// The learning rate of the next step.
     fn lr(&self) -> f32;
 
     /// Sets the learning rate for the next steps (a schedule calls this).

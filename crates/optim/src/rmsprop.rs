@@ -6,13 +6,18 @@ use minnow_autodiff::Params;
 use minnow_kernels::{RmsPropParams, rmsprop_step};
 
 /// `torch.optim.RMSprop`'s settings and defaults.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct RmsPropConfig {
+    /// Learning rate.
     pub lr: f32,
     /// Decay of the running averages.
     pub alpha: f32,
+    /// Added to the denominator.
     pub eps: f32,
+    /// L2 penalty added to the gradient.
     pub weight_decay: f32,
+    /// Momentum of the update (0: none).
     pub momentum: f32,
     /// Divide by the running variance (second moment minus squared mean)
     /// rather than the second moment.

@@ -5,45 +5,65 @@ use crate::error::Check;
 use crate::{Optimizer, Result};
 
 /// How the rate moves after any warm-up, counting steps from its end.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Decay {
     /// The base rate throughout.
     Constant,
     /// `StepLR`: lr * gamma^(floor(s / step_size)).
-    Step { step_size: u64, gamma: f32 },
+    Step {
+        /// Steps between two decays.
+        step_size: u64,
+        /// The factor of each decay.
+        gamma: f32,
+    },
     /// `CosineAnnealingLR`'s closed form:
     /// eta_min + (lr - eta_min) * (1 + cos(pi * s / t_max)) / 2.
     /// As in PyTorch it keeps following the cosine past `t_max` (back up
     /// towards lr by 2 t_max); set `t_max` to the run's length to end at eta_min.
-    Cosine { t_max: u64, eta_min: f32 },
+    Cosine {
+        /// Steps of the half cosine.
+        t_max: u64,
+        /// The rate at its end.
+        eta_min: f32,
+    },
 }
 
 /// `LinearLR` from `start_factor * lr` up to lr over `steps` steps, then
 /// the decay (`SequentialLR` with one milestone).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Warmup {
+    /// Steps of the warm-up.
     pub steps: u64,
+    /// The rate at step 0, as a fraction of lr.
     pub start_factor: f32,
 }
 
 /// A schedule's settings; [`build`](Self::build) validates them.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ScheduleConfig {
     /// The base rate.
     pub lr: f32,
+    /// A linear warm-up first, if any.
     pub warmup: Option<Warmup>,
+    /// How the rate moves after the warm-up.
     pub decay: Decay,
 }
 
 impl ScheduleConfig {
+    /// The base rate throughout.
     pub fn constant(lr: f32) -> Self {
         Self { lr, warmup: None, decay: Decay::Constant }
     }
 
+    /// `StepLR`: lr times gamma every step_size steps.
     pub fn step_decay(lr: f32, step_size: u64, gamma: f32) -> Self {
         Self { lr, warmup: None, decay: Decay::Step { step_size, gamma } }
     }
 
+    /// `CosineAnnealingLR` from lr down to eta_min over t_max steps.
     pub fn cosine(lr: f32, t_max: u64, eta_min: f32) -> Self {
         Self { lr, warmup: None, decay: Decay::Cosine { t_max, eta_min } }
     }
@@ -74,6 +94,7 @@ impl ScheduleConfig {
         }
     }
 
+    /// The schedule, or an error naming the first field out of range.
     pub fn build(self) -> Result<Schedule> {
         self.validate()?;
         Ok(Schedule { config: self })
@@ -87,6 +108,7 @@ pub struct Schedule {
 }
 
 impl Schedule {
+    /// The settings it was built from.
     pub fn config(&self) -> ScheduleConfig {
         self.config
     }

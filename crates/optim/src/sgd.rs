@@ -6,12 +6,18 @@ use minnow_autodiff::Params;
 use minnow_kernels::{SgdParams, sgd_step};
 
 /// `torch.optim.SGD`'s settings and defaults.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct SgdConfig {
+    /// Learning rate.
     pub lr: f32,
+    /// Momentum (0: plain SGD).
     pub momentum: f32,
+    /// Dampening of the momentum.
     pub dampening: f32,
+    /// L2 penalty added to the gradient.
     pub weight_decay: f32,
+    /// Nesterov momentum.
     pub nesterov: bool,
 }
 

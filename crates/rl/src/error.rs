@@ -24,8 +24,10 @@ pub enum RlError {
     Index { index: u32, len: usize },
     #[error("restore '{name}': {detail}")]
     State { name: String, detail: String },
+    /// The network failed: a layer config, a checkpoint, or an op on the
+    /// graph (`NnError::Autodiff`).
     #[error(transparent)]
-    Network(#[from] minnow_autodiff::Error),
+    Network(#[from] minnow_nn::NnError),
     #[error(transparent)]
     Optimizer(#[from] minnow_optim::OptimError),
     #[error(transparent)]
@@ -41,6 +43,13 @@ pub enum RlError {
 }
 
 pub type Result<T, E = RlError> = std::result::Result<T, E>;
+
+/// A graph error is a network error.
+impl From<minnow_autodiff::Error> for RlError {
+    fn from(e: minnow_autodiff::Error) -> Self {
+        RlError::Network(e.into())
+    }
+}
 
 /// Range checks for one config struct, naming it in every error.
 pub(crate) struct Check(pub &'static str);

@@ -104,9 +104,7 @@ impl DigitsConfig {
     }
 
     pub fn validate(&self) -> Result<()> {
-        let bad = |field: &str, expected: &str, found: String| {
-            Err(TrainError::Config(format!("{field}: expected {expected}, found {found}")))
-        };
+        let bad = |field, expected, found| Err(TrainError::Config { field, expected, found });
         if self.hidden == 0 {
             return bad("hidden", "a width > 0", self.hidden.to_string());
         }
@@ -145,7 +143,7 @@ enum Network {
 }
 
 impl Network {
-    fn forward(&self, g: &mut Graph<'_>, x: Var) -> minnow_nn::Result<Var> {
+    fn forward(&self, g: &mut Graph<'_>, x: Var) -> minnow_autodiff::Result<Var> {
         match self {
             Network::Mlp(mlp) => mlp.forward(g, x),
             Network::Cnn(cnn) => cnn.forward(g, x),
@@ -244,15 +242,12 @@ impl DigitsRun {
         let ckpt = Checkpoint::load(path)?;
         let saved = ckpt.require_meta("config_identity")?;
         if saved != run.config.identity() {
-            return Err(TrainError::Resume(format!(
-                "the checkpoint was trained with {saved}, this run is {}",
-                run.config.identity()
-            )));
+            return Err(TrainError::ConfigMismatch { saved: saved.to_string(), current: run.config.identity() });
         }
         ckpt.restore_params(&mut run.params)?;
         load_state_by_param(&mut run.adam, &run.params, |name| ckpt.tensor(name))?;
         let number = |key: &str| -> Result<u64> {
-            ckpt.require_meta(key)?.parse().map_err(|_| TrainError::Resume(format!("metadata '{key}' is not a number")))
+            ckpt.require_meta(key)?.parse().map_err(|_| TrainError::BadCounter { key: key.to_string() })
         };
         run.adam.set_step_count(number("adam_steps")?);
         run.step = number("step")?;

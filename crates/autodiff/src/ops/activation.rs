@@ -9,6 +9,7 @@ use crate::{Result, Var};
 use minnow_kernels::{self as k, Accum};
 
 impl Graph<'_> {
+    /// max(x, 0); d/dx = 1 where x > 0, else 0.
     pub fn relu(&mut self, x: Var) -> Result<Var> {
         Ok(self.activation(OpKind::Relu, x, 0.0))
     }
@@ -18,10 +19,12 @@ impl Graph<'_> {
         Ok(self.activation(OpKind::LeakyRelu, x, slope))
     }
 
+    /// 1 / (1 + e^-x); d/dx = y (1 - y).
     pub fn sigmoid(&mut self, x: Var) -> Result<Var> {
         Ok(self.activation(OpKind::Sigmoid, x, 0.0))
     }
 
+    /// tanh x; d/dx = 1 - y^2.
     pub fn tanh(&mut self, x: Var) -> Result<Var> {
         Ok(self.activation(OpKind::Tanh, x, 0.0))
     }

@@ -11,6 +11,7 @@ use crate::{Result, Var};
 use minnow_kernels::{self as k, Accum};
 
 impl Graph<'_> {
+    /// a + b (same shapes).
     pub fn add(&mut self, a: Var, b: Var) -> Result<Var> {
         self.binary(OpKind::Add, a, b)
     }
@@ -20,10 +21,12 @@ impl Graph<'_> {
         self.binary(OpKind::AddRelu, a, b)
     }
 
+    /// a - b (same shapes).
     pub fn sub(&mut self, a: Var, b: Var) -> Result<Var> {
         self.binary(OpKind::Sub, a, b)
     }
 
+    /// a * b elementwise (same shapes).
     pub fn mul(&mut self, a: Var, b: Var) -> Result<Var> {
         self.binary(OpKind::Mul, a, b)
     }

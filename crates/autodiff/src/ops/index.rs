@@ -26,7 +26,7 @@ impl Graph<'_> {
         let stored = self.store_indices(idx);
         let y = self.output(Shape::vector(rows), &[x]);
         let (reads, writes) = ([self.val(x)], [self.val(y)]);
-        let ([xv], [yv]) = split_parts(&mut self.tape.data, &mut self.params, reads, writes);
+        let ([xv], [yv]) = split_parts(&mut self.tape.data, &mut self.params, self.borrowed, reads, writes);
         let idx = &self.tape.indices[stored.range()];
         k::gather_cols(xv, cols, idx, yv);
         self.record(OpKind::GatherCols, &[x], y, Block::EMPTY, stored, 0.0);
@@ -58,7 +58,7 @@ pub(super) fn backward(g: &mut Graph<'_>, op: &Op) {
             let x = op.inputs[0];
             let cols = g.shape(x).last();
             let (dy_loc, dx_loc) = (g.grad_loc(op.output), g.grad_loc(x));
-            let ([dy], [dx]) = split_parts(&mut g.tape.data, &mut g.params, [dy_loc], [dx_loc]);
+            let ([dy], [dx]) = split_parts(&mut g.tape.data, &mut g.params, g.borrowed, [dy_loc], [dx_loc]);
             if !dx.is_empty() {
                 let idx = &g.tape.indices[op.index.range()];
                 k::scatter_add_cols(dy, cols, idx, dx);

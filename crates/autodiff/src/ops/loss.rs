@@ -58,7 +58,7 @@ impl Graph<'_> {
         let saved = self.scratch(rows * cols);
         let w_loc = w.map_or((TAPE, 0..0), |w| self.val(w));
         let (reads, writes) = ([self.val(logits), w_loc], [self.val(y), self.blk(saved)]);
-        let ([xv, wv], [yv, ls]) = split_parts(&mut self.tape.data, &mut self.params, reads, writes);
+        let ([xv, wv], [yv, ls]) = split_parts(&mut self.tape.data, &mut self.params, self.borrowed, reads, writes);
         let classes = &self.tape.indices[stored.range()];
         k::log_softmax_rows(xv, cols, ls);
         let mut total = 0.0f64;
@@ -174,7 +174,7 @@ pub(super) fn backward(g: &mut Graph<'_>, op: &Op) {
     let t_loc = if op.kind == OpKind::CrossEntropy { (TAPE, 0..0) } else { g.val(op.inputs[1]) };
     let (dy_loc, dx_loc) = (g.grad_loc(op.output), g.grad_loc(x));
     let reads = [g.val(x), t_loc, w_loc, dy_loc, g.blk(op.saved)];
-    let ([xv, tv, wv, dy, ls], [dx]) = split_parts(&mut g.tape.data, &mut g.params, reads, [dx_loc]);
+    let ([xv, tv, wv, dy, ls], [dx]) = split_parts(&mut g.tape.data, &mut g.params, g.borrowed, reads, [dx_loc]);
     if dx.is_empty() {
         return;
     }

@@ -1,8 +1,8 @@
-//! The Q network: an MLP trunk (Linear, optional LayerNorm, ReLU) and a
-//! plain or dueling head, plus batched greedy action selection.
+//! The Q network: an [`Mlp`] trunk (Linear, optional LayerNorm, ReLU) and
+//! a plain or dueling head, plus batched greedy action selection.
 
 use minnow_autodiff::{Graph, ParamId, Params, Tape, Var};
-use minnow_nn::{DuelingHead, DuelingHeadConfig, LayerNorm, LayerNormConfig, Linear, LinearConfig, Module};
+use minnow_nn::{DuelingHead, DuelingHeadConfig, Linear, LinearConfig, Mlp, MlpConfig, Module};
 use rand::Rng;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -14,7 +14,7 @@ enum Head {
 /// `obs [B, inputs] -> q [B, actions]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct QNetwork {
-    hidden: Vec<(Linear, Option<LayerNorm>)>,
+    trunk: Mlp,
     head: Head,
     inputs: usize,
     actions: usize,
@@ -30,22 +30,16 @@ impl QNetwork {
         layer_norm: bool,
         dueling: bool,
         rng: &mut impl Rng,
-    ) -> minnow_autodiff::Result<Self> {
-        let mut layers = Vec::new();
-        let mut width = inputs;
-        for (i, &h) in hidden.iter().enumerate() {
-            let linear = LinearConfig::new(width, h).init(params, &format!("q.{i}"), rng)?;
-            let norm =
-                if layer_norm { Some(LayerNormConfig::new(h).init(params, &format!("q.norm{i}"))?) } else { None };
-            layers.push((linear, norm));
-            width = h;
-        }
+    ) -> minnow_nn::Result<Self> {
+        let sizes: Vec<usize> = std::iter::once(inputs).chain(hidden.iter().copied()).collect();
+        let trunk = MlpConfig { layer_norm, ..MlpConfig::trunk(&sizes) }.init(params, "q", rng)?;
+        let width = trunk.outputs();
         let head = if dueling {
             Head::Dueling(DuelingHeadConfig { inputs: width, actions }.init(params, "q", rng)?)
         } else {
             Head::Plain(LinearConfig::new(width, actions).init(params, "q.head", rng)?)
         };
-        Ok(Self { hidden: layers, head, inputs, actions })
+        Ok(Self { trunk, head, inputs, actions })
     }
 
     pub fn inputs(&self) -> usize {
@@ -57,16 +51,7 @@ impl QNetwork {
     }
 
     pub fn forward(&self, g: &mut Graph<'_>, x: Var) -> minnow_autodiff::Result<Var> {
-        let mut h = x;
-        for (linear, norm) in &self.hidden {
-            h = match norm {
-                None => linear.forward_relu(g, h)?,
-                Some(norm) => {
-                    let y = linear.forward(g, h)?;
-                    norm.forward_relu(g, y)?
-                }
-            };
-        }
+        let h = self.trunk.forward(g, x)?;
         match &self.head {
             Head::Plain(linear) => linear.forward(g, h),
             Head::Dueling(head) => head.forward(g, h),
@@ -98,12 +83,7 @@ impl QNetwork {
 
 impl Module for QNetwork {
     fn visit(&self, f: &mut dyn FnMut(ParamId)) {
-        for (linear, norm) in &self.hidden {
-            linear.visit(f);
-            if let Some(norm) = norm {
-                norm.visit(f);
-            }
-        }
+        self.trunk.visit(f);
         match &self.head {
             Head::Plain(linear) => linear.visit(f),
             Head::Dueling(head) => head.visit(f),

@@ -36,7 +36,7 @@ impl CostToGoConfig {
         let trunk_norm = LayerNormConfig::new(self.width).init(params, "j.trunk_norm")?;
         let blocks = (0..self.blocks)
             .map(|i| ResidualBlockConfig { width: self.width }.init(params, &format!("j.block{i}"), rng))
-            .collect::<minnow_autodiff::Result<Vec<_>>>()?;
+            .collect::<minnow_nn::Result<Vec<_>>>()?;
         let head = LinearConfig::new(self.width, 1).init(params, "j.head", rng)?;
         Ok(CostToGo { stem, stem_norm, trunk, trunk_norm, blocks, head, inputs })
     }

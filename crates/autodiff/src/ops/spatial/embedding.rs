@@ -21,7 +21,7 @@ impl Graph<'_> {
         let stored = self.store_indices(indices);
         let y = self.output(Shape::matrix(indices.len(), dim), &[weight]);
         let (reads, writes) = ([self.val(weight)], [self.val(y)]);
-        let ([wv], [yv]) = split_parts(&mut self.tape.data, &mut self.params, reads, writes);
+        let ([wv], [yv]) = split_parts(&mut self.tape.data, &mut self.params, self.borrowed, reads, writes);
         k::gather_rows(wv, dim, &self.tape.indices[stored.range()], yv);
         self.record(OpKind::Spatial(Kind::Embedding), &[weight], y, Block::EMPTY, stored, 0.0);
         Ok(y)
@@ -32,7 +32,7 @@ pub(super) fn backward(g: &mut Graph<'_>, op: &Op) {
     let weight = op.inputs[0];
     let dim = g.shape(weight).last();
     let (dy_loc, dw_loc) = (g.grad_loc(op.output), g.grad_loc(weight));
-    let ([dy], [dw]) = split_parts(&mut g.tape.data, &mut g.params, [dy_loc], [dw_loc]);
+    let ([dy], [dw]) = split_parts(&mut g.tape.data, &mut g.params, g.borrowed, [dy_loc], [dw_loc]);
     if !dw.is_empty() {
         k::scatter_add_rows(dy, dim, &g.tape.indices[op.index.range()], dw);
     }
