@@ -367,3 +367,57 @@ pub fn eval_checkpoint(path: &Path, games: Option<usize>, candidates: Option<u32
     print!("{}", report.table());
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_configs_are_errors_naming_the_key() {
+        let err = |edit: fn(&mut TdBackgammonConfig)| {
+            let mut c = TdBackgammonConfig::default();
+            edit(&mut c);
+            c.validate().unwrap_err().to_string()
+        };
+        assert_eq!(err(|c| c.td.lambda = 1.5), "td_lambda.lambda: expected a value in [0, 1], found 1.5");
+        assert!(err(|c| c.td.learning_rate = 0.0).starts_with("td_lambda.learning_rate"));
+        assert!(err(|c| c.learning_rate_end = f32::NAN).starts_with("td-backgammon.learning_rate_end"));
+        assert!(err(|c| c.games = 0).starts_with("td-backgammon.games"));
+        assert!(err(|c| c.hidden = 0).starts_with("td-backgammon.hidden"));
+        assert!(err(|c| c.eval.candidates = 0).starts_with("td-backgammon.eval.candidates"));
+        assert!(err(|c| c.eval.threads = 0).starts_with("td-backgammon.eval.threads"));
+        let unknown = serde_json::from_str::<TdBackgammonConfig>(r#"{"lamda": 0.1}"#).unwrap_err().to_string();
+        assert!(unknown.contains("lamda"), "{unknown}");
+    }
+
+    fn train(net: &mut ValueNet, config: &TdBackgammonConfig, games: std::ops::Range<u64>) {
+        let mut turns = BackgammonTurns::default();
+        let mut learner = TdLambda::new(net);
+        for k in games {
+            let td = TdLambdaConfig { learning_rate: config.learning_rate(k), ..config.td };
+            learner.train_game(&mut turns, net, game_seed(config.seed, k), &td);
+        }
+    }
+
+    #[test]
+    fn a_resumed_run_matches_an_uninterrupted_one_and_other_checkpoints_are_refused() {
+        let config = TdBackgammonConfig { hidden: 12, games: 10, ..TdBackgammonConfig::default() };
+        let dir = std::env::temp_dir().join(format!("minnow-td-resume-{}", std::process::id()));
+        let path = dir.join("checkpoint.safetensors");
+        let mut straight = config.new_net();
+        train(&mut straight, &config, 0..10);
+        let mut first = config.new_net();
+        train(&mut first, &config, 0..6);
+        save(&path, &first, &config, 6, &Window::default()).unwrap();
+        let mut saved = load(&path).unwrap();
+        assert_eq!(saved.games, 6);
+        train(&mut saved.net, &config, 6..10);
+        assert_eq!(saved.net.params(), straight.params(), "resume is exact");
+        assert_ne!(first.params(), straight.params());
+
+        CheckpointWriter::new().tensor("x", &[1], &[0.0]).meta("task", "ntuple-2048").save(&path).unwrap();
+        let err = load(&path).err().unwrap();
+        assert!(err.contains("task 'ntuple-2048', expected 'td-backgammon'"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

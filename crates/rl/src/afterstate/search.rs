@@ -84,7 +84,14 @@ impl<G: AfterstateGame> Searcher<G> {
     /// outcomes, the opponent replying with its best 1-ply afterstate;
     /// returns the best by that value (the better 1-ply rating on ties).
     #[track_caller]
-    pub fn two_ply(&mut self, game: &mut G, net: &ValueNet, mover: usize, candidates: &[G::State], keep: usize) -> usize {
+    pub fn two_ply(
+        &mut self,
+        game: &mut G,
+        net: &ValueNet,
+        mover: usize,
+        candidates: &[G::State],
+        keep: usize,
+    ) -> usize {
         assert!(!candidates.is_empty(), "Searcher::two_ply: no candidates");
         self.ranked.clear();
         for (i, c) in candidates.iter().enumerate() {
