@@ -6,6 +6,7 @@
 //!   (`data/connect4-pons/`) for the network alone and for MCTS, beside a
 //!   uniform-random player's exact rate; then matches against the random
 //!   player and random-rollout MCTS.
+//! - td-backgammon: the network alone and a 2-ply search against pubeval.
 //! - az-backgammon: matches against pubeval (`data/pubeval/`) for the
 //!   network alone and for MCTS, win rate and points per game; pubeval
 //!   against the random player as a sanity baseline; MCTS against random.
@@ -22,7 +23,7 @@ use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct EvalArgs {
-    /// The task whose agent is evaluated: az-connect4 or az-backgammon.
+    /// The task whose agent is evaluated: az-connect4, az-backgammon or td-backgammon.
     task: String,
     /// The run directory (or its checkpoint.safetensors file).
     #[arg(long)]
@@ -30,6 +31,10 @@ pub struct EvalArgs {
     /// MCTS simulations per move (default: the run's eval.simulations).
     #[arg(long)]
     simulations: Option<u32>,
+    /// td-backgammon: plays the 2-ply search looks past (default: the
+    /// run's eval.candidates).
+    #[arg(long)]
+    candidates: Option<u32>,
     /// Games per match (default: the run's eval.final_games for connect
     /// four; 5000 for each backgammon match with pubeval, while MCTS
     /// against random plays the run's eval.final_games).
@@ -71,8 +76,16 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
             let report = backgammon_suite(&agent, args.simulations, games, EVAL_SEED ^ 1)?;
             print!("{}", report.table());
         }
+        crate::td_task::TASK => {
+            if args.candidates == Some(0) {
+                return Err("--candidates: expected at least 1, found 0".into());
+            }
+            crate::td_task::eval_checkpoint(&path, args.games, args.candidates)?;
+        }
         other => {
-            return Err(format!("eval: task '{other}' has no evaluation suite; expected az-connect4 or az-backgammon"));
+            return Err(format!(
+                "eval: task '{other}' has no evaluation suite; expected az-connect4, az-backgammon or td-backgammon"
+            ));
         }
     }
     println!("({:.1} s)", started.elapsed().as_secs_f64());

@@ -17,6 +17,8 @@ mod plot;
 mod profile;
 mod pubeval_match;
 mod solve;
+mod td_backgammon;
+mod td_task;
 mod train;
 
 use clap::{Parser, Subcommand};

@@ -53,6 +53,7 @@ const TASKS: &[(&str, &str, bool)] = &[
     ("dqn-cartpole", "DQN on CartPole-v1, target mean return >= 475 within 100k steps", true),
     ("az-connect4", "AlphaZero-style self-play, connect four", true),
     ("az-backgammon", "AlphaZero-style self-play, backgammon", true),
+    ("td-backgammon", "TD(lambda) self-play on afterstates (TD-Gammon), backgammon, judged against pubeval", true),
 ];
 
 pub fn run(args: TrainArgs) -> Result<(), XtaskError> {
@@ -73,6 +74,7 @@ pub fn run(args: TrainArgs) -> Result<(), XtaskError> {
         Some(_) if task.starts_with("dqn-") => Ok(crate::dqn_task::train_dqn(&task, &args)?),
         Some(_) if task == "ntuple-2048" => Ok(crate::ntuple_task::train_ntuple(&args)?),
         Some(_) if task == crate::cube_task::TASK => Ok(crate::cube_task::train_cube_solver(&args)?),
+        Some(_) if task == crate::td_task::TASK => Ok(crate::td_task::train_td_backgammon(&args)?),
         Some(_) if task == "logic-ca" => Ok(crate::logic_task::train_logic_ca(&args)?),
         Some(_) if task.starts_with("az-") => Ok(crate::az_task::train_az(&task, &args)?),
         Some(_) => train_digits(&task, &args),

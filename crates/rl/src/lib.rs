@@ -16,6 +16,7 @@
 //! After construction, pushing, sampling and updating priorities allocate
 //! nothing. Every random draw comes from a generator the caller passes in.
 
+pub mod afterstate;
 pub mod alphazero;
 mod batch;
 pub mod dqn;

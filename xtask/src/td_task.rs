@@ -1,0 +1,423 @@
+//! `cargo xtask train td-backgammon`: TD-Gammon's method. A value network
+//! rates whole-turn afterstates (`td_backgammon`: 198 inputs, 5 outcome
+//! probabilities), both sides of each self-play game play the play it
+//! rates best, and after each game every afterstate learns towards its
+//! TD(lambda) return (`minnow_rl::afterstate`). One game after another on
+//! one core, so a run is the same from its seed on any machine count of
+//! cores; a short 1-ply match against pubeval every `eval.every` games;
+//! checkpoints with exact `--resume`; at the end the evaluation suite: the
+//! network alone and a 2-ply search against pubeval, win rate and points
+//! per game (`cargo xtask eval td-backgammon --checkpoint DIR` runs it on
+//! any checkpoint).
+
+use crate::pubeval_match::{PointsResult, WholeTurnPlayer, points_match};
+use crate::td_backgammon::{BackgammonTurns, FEATURES, OUTPUTS, TdChooser};
+use crate::train::{FrontEnd, TrainArgs, layered};
+use minnow_envs::backgammon::pubeval::Pubeval;
+use minnow_nn::{Checkpoint, CheckpointWriter};
+use minnow_rl::RlError;
+use minnow_rl::afterstate::{TdLambda, TdLambdaConfig, ValueNet};
+use minnow_train::{Event, Observer};
+use rand::SeedableRng;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+pub const TASK: &str = "td-backgammon";
+
+/// The task's whole config.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TdBackgammonConfig {
+    /// Seeds the network's initial weights and the training games (game
+    /// `k` of seed `s` is the same in every run).
+    pub seed: u64,
+    /// Self-play training games.
+    pub games: u64,
+    /// Hidden units of the value network.
+    pub hidden: usize,
+    /// lambda, and the step size at the first game.
+    pub td: TdLambdaConfig,
+    /// The step size at the last game (linear in between).
+    pub learning_rate_end: f32,
+    /// Games between checkpoints.
+    pub checkpoint_every: u64,
+    pub eval: TdEvalConfig,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TdEvalConfig {
+    /// Training games between 1-ply matches against pubeval.
+    pub every: u64,
+    /// Games of each of those matches.
+    pub games: usize,
+    /// Games of each match of the final suite (network alone; 2-ply).
+    pub final_games: usize,
+    /// Plays the 2-ply search looks past (the best at 1-ply).
+    pub candidates: usize,
+    /// Threads the matches spread over.
+    pub threads: usize,
+    /// Safety limit on micro-actions per game.
+    pub max_moves: u32,
+}
+
+impl Default for TdBackgammonConfig {
+    fn default() -> Self {
+        Self {
+            seed: 1,
+            games: 200_000,
+            hidden: 128,
+            td: TdLambdaConfig { lambda: 0.7, learning_rate: 0.1 },
+            learning_rate_end: 0.02,
+            checkpoint_every: 10_000,
+            eval: TdEvalConfig {
+                every: 20_000,
+                games: 1000,
+                final_games: 5000,
+                candidates: 8,
+                threads: 2,
+                max_moves: 10_000,
+            },
+        }
+    }
+}
+
+fn bad_count(field: &'static str, expected: &'static str, found: u64) -> RlError {
+    RlError::InvalidCount { config: TASK, field, expected, found }
+}
+
+impl TdBackgammonConfig {
+    pub fn validate(&self) -> Result<(), RlError> {
+        self.td.validate()?;
+        if !(self.learning_rate_end.is_finite() && self.learning_rate_end > 0.0) {
+            let (field, expected, found) = ("learning_rate_end", "a finite value > 0", self.learning_rate_end);
+            return Err(RlError::InvalidValue { config: TASK, field, expected, found });
+        }
+        for (field, value) in [
+            ("games", self.games),
+            ("checkpoint_every", self.checkpoint_every),
+            ("eval.every", self.eval.every),
+            ("eval.games", self.eval.games as u64),
+            ("eval.final_games", self.eval.final_games as u64),
+            ("eval.candidates", self.eval.candidates as u64),
+            ("eval.max_moves", self.eval.max_moves as u64),
+        ] {
+            if value == 0 {
+                return Err(bad_count(field, "at least 1", 0));
+            }
+        }
+        if !(1..=4096).contains(&self.hidden) {
+            return Err(bad_count("hidden", "1..=4096 hidden units", self.hidden as u64));
+        }
+        if !(1..=256).contains(&self.eval.threads) {
+            return Err(bad_count("eval.threads", "1..=256", self.eval.threads as u64));
+        }
+        Ok(())
+    }
+
+    /// The step size for game `k`: linear from `td.learning_rate` to
+    /// `learning_rate_end`.
+    fn learning_rate(&self, k: u64) -> f32 {
+        let f = k as f32 / self.games.max(1) as f32;
+        self.td.learning_rate + (self.learning_rate_end - self.td.learning_rate) * f.min(1.0)
+    }
+
+    fn new_net(&self) -> ValueNet {
+        ValueNet::new(FEATURES, self.hidden, OUTPUTS, &mut rand_pcg::Pcg64Mcg::seed_from_u64(self.seed))
+    }
+}
+
+/// Training game `k` of a run seeded `seed` starts from this seed.
+fn game_seed(seed: u64, k: u64) -> u64 {
+    seed.rotate_left(32) ^ k
+}
+
+/// Training statistics since the last metrics line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct Window {
+    games: u64,
+    decisions: u64,
+    squared_error: f64,
+    /// Games ending in a gammon or backgammon.
+    gammons: u64,
+}
+
+const WEIGHTS: &str = "td.params";
+
+fn json<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).expect("the run's state is plain data and always serialises")
+}
+
+fn save(path: &Path, net: &ValueNet, config: &TdBackgammonConfig, games: u64, window: &Window) -> Result<(), String> {
+    CheckpointWriter::new()
+        .tensor(WEIGHTS, &[net.params().len()], net.params())
+        .meta("task", TASK)
+        .meta("config", json(config))
+        .meta("games", games.to_string())
+        .meta("window", json(window))
+        .save(path)
+        .map_err(|e| e.to_string())
+}
+
+/// A saved run: the network, its config, the games it has played.
+pub struct Saved {
+    pub net: ValueNet,
+    pub config: TdBackgammonConfig,
+    pub games: u64,
+    window: Window,
+}
+
+/// Reads a td-backgammon checkpoint; another task's checkpoint is an
+/// error naming it.
+pub fn load(path: &Path) -> Result<Saved, String> {
+    let ckpt = Checkpoint::load(path).map_err(|e| e.to_string())?;
+    let meta = |key: &str| ckpt.require_meta(key).map_err(|e| format!("{}: {e}", path.display()));
+    let task = ckpt.meta("task").unwrap_or("(none)");
+    if task != TASK {
+        return Err(format!("{}: a checkpoint of task '{task}', expected '{TASK}'", path.display()));
+    }
+    let config: TdBackgammonConfig =
+        serde_json::from_str(meta("config")?).map_err(|e| format!("{}: checkpoint config: {e}", path.display()))?;
+    config.validate().map_err(|e| format!("{}: checkpoint config: {e}", path.display()))?;
+    let games = meta("games")?.parse().map_err(|e| format!("{}: checkpoint games: {e}", path.display()))?;
+    let window =
+        serde_json::from_str(meta("window")?).map_err(|e| format!("{}: checkpoint window: {e}", path.display()))?;
+    let mut net = config.new_net();
+    net.restore(&ckpt, WEIGHTS).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(Saved { net, config, games, window })
+}
+
+/// The evaluation suite's results.
+#[derive(Clone, Debug, Serialize)]
+pub struct TdReport {
+    pub games: usize,
+    pub candidates: usize,
+    pub network_vs_pubeval: PointsResult,
+    pub search_vs_pubeval: PointsResult,
+    pub network_seconds: f64,
+    pub search_seconds: f64,
+}
+
+impl TdReport {
+    pub fn table(&self) -> String {
+        format!(
+            "against pubeval, {} games each, alternating who opens (no cube):\n  network alone (1-ply): {}  ({:.0} s)\n  2-ply, best {} plays:   {}  ({:.0} s)\n",
+            self.games,
+            self.network_vs_pubeval,
+            self.network_seconds,
+            self.candidates,
+            self.search_vs_pubeval,
+            self.search_seconds
+        )
+    }
+}
+
+/// `games` games against pubeval for a player choosing with `net` and
+/// `keep` (1: the network alone).
+pub fn vs_pubeval(
+    net: &Arc<ValueNet>,
+    keep: usize,
+    games: usize,
+    seed: u64,
+    eval: &TdEvalConfig,
+) -> Result<PointsResult, String> {
+    let pubeval = |_: u64| Ok(WholeTurnPlayer::new(Pubeval::standard()));
+    let ours = |_: u64| Ok(WholeTurnPlayer::new(TdChooser::new(net.clone(), keep)));
+    points_match(&ours, &pubeval, games, seed, eval.threads, eval.max_moves).map_err(|e| e.to_string())
+}
+
+/// The network alone and the 2-ply search against pubeval.
+pub fn td_suite(net: &ValueNet, games: usize, eval: &TdEvalConfig, seed: u64) -> Result<TdReport, String> {
+    let net = Arc::new(net.clone());
+    let t = Instant::now();
+    let network_vs_pubeval = vs_pubeval(&net, 1, games, seed, eval)?;
+    let network_seconds = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let search_vs_pubeval = vs_pubeval(&net, eval.candidates, games, seed, eval)?;
+    Ok(TdReport {
+        games,
+        candidates: eval.candidates,
+        network_vs_pubeval,
+        search_vs_pubeval,
+        network_seconds,
+        search_seconds: t.elapsed().as_secs_f64(),
+    })
+}
+
+/// Seed of the matches against pubeval during and after training.
+const EVAL_SEED: u64 = 20_261_124;
+
+pub fn train_td_backgammon(args: &TrainArgs) -> Result<(), String> {
+    let mut config = match &args.config {
+        None => TdBackgammonConfig::default(),
+        Some(path) => layered(TdBackgammonConfig::default(), path)?,
+    };
+    if let Some(seed) = args.seed {
+        config.seed = seed;
+    }
+    if let Some(games) = args.steps {
+        config.games = games;
+    }
+    config.validate().map_err(|e| e.to_string())?;
+
+    let out = args.out.clone().unwrap_or_else(|| crate::workspace_root().join("runs").join(TASK));
+    std::fs::create_dir_all(&out).map_err(|e| format!("--out {}: {e}", out.display()))?;
+    let checkpoint = out.join("checkpoint.safetensors");
+    let (mut net, mut games, mut window) = if args.resume {
+        if !checkpoint.exists() {
+            return Err(format!("--resume: no checkpoint at {}", checkpoint.display()));
+        }
+        let saved = load(&checkpoint).map_err(|e| format!("--resume: {e}"))?;
+        if saved.config.hidden != config.hidden {
+            return Err("--resume: the checkpoint's config key hidden differs from this run's".into());
+        }
+        (saved.net, saved.games, saved.window)
+    } else {
+        if checkpoint.exists() {
+            return Err(format!(
+                "{} already holds a run: pass --resume to continue it, or --out for a new one",
+                out.display()
+            ));
+        }
+        (config.new_net(), 0, Window::default())
+    };
+    let config_json = serde_json::to_string_pretty(&config).unwrap_or_default();
+    std::fs::write(out.join("config.json"), config_json).map_err(|e| format!("{}: {e}", out.display()))?;
+
+    let total = config.games;
+    println!(
+        "training {TASK} for {total} games: {FEATURES}-{}-{OUTPUTS} network ({} parameters), lambda {}, step size {} -> {} -> {}",
+        config.hidden,
+        net.params().len(),
+        config.td.lambda,
+        config.td.learning_rate,
+        config.learning_rate_end,
+        out.display()
+    );
+    let mut front = FrontEnd::open(&out, games, total, "win_rate_vs_pubeval")?;
+    let mut turns = BackgammonTurns::default();
+    let mut learner = TdLambda::new(&net);
+    let log_every = (total / 1000).max(1);
+    let (started, start_games) = (Instant::now(), games);
+    let (mut train_seconds, mut decisions_trained) = (0.0, 0u64);
+    while games < total {
+        let t = Instant::now();
+        let td = TdLambdaConfig { learning_rate: config.learning_rate(games), ..config.td };
+        let stats = learner.train_game(&mut turns, &mut net, game_seed(config.seed, games), &td);
+        train_seconds += t.elapsed().as_secs_f64();
+        decisions_trained += stats.decisions;
+        games += 1;
+        window.games += 1;
+        window.decisions += stats.decisions;
+        window.squared_error += stats.squared_error;
+        window.gammons += (stats.result_equity >= 2.0) as u64;
+        if games % log_every == 0 || games == total {
+            let n = window.games as f64;
+            let metrics = [
+                ("loss", window.squared_error / window.decisions.max(1) as f64),
+                ("decisions_per_game", window.decisions as f64 / n),
+                ("gammon_rate", window.gammons as f64 / n),
+            ];
+            front.observe(Event::Step { step: games, total, metrics: &metrics });
+            front.bar.set_message(format!(
+                "{:.0} games/s | gammons {:.1}%",
+                (games - start_games) as f64 / train_seconds.max(1e-9),
+                100.0 * window.gammons as f64 / n
+            ));
+            window = Window::default();
+        }
+        if games % config.eval.every == 0 || games == total {
+            let r = vs_pubeval(&Arc::new(net.clone()), 1, config.eval.games, EVAL_SEED, &config.eval)?;
+            let metrics = [("win_rate_vs_pubeval", r.win_rate().rate), ("points_per_game", r.points_per_game())];
+            front.observe(Event::Eval { step: games, metrics: &metrics });
+            front.bar.println(format!("{games} games: network alone vs pubeval: {r}"));
+        }
+        if games % config.checkpoint_every == 0 || games == total {
+            save(&checkpoint, &net, &config, games, &window)?;
+            front.observe(Event::Checkpoint { step: games, path: &checkpoint });
+        }
+    }
+    front.bar.finish_and_clear();
+    front.plot(&out.join("curve.png"), TASK)?;
+    println!(
+        "{TASK}: {} games, {decisions_trained} decisions in {train_seconds:.1} s of training ({:.0} games/s; {:.1} s in all)",
+        games - start_games,
+        (games - start_games) as f64 / train_seconds.max(1e-9),
+        started.elapsed().as_secs_f64()
+    );
+    let report = td_suite(&net, config.eval.final_games, &config.eval, EVAL_SEED ^ 1)?;
+    print!("{}", report.table());
+    std::fs::write(out.join("eval.json"), serde_json::to_string_pretty(&report).unwrap_or_default())
+        .map_err(|e| format!("{}: {e}", out.display()))?;
+    println!("wrote {}/{{metrics.jsonl, curve.png, checkpoint.safetensors, config.json, eval.json}}", out.display());
+    Ok(())
+}
+
+/// `cargo xtask eval td-backgammon`: the suite on a saved network.
+pub fn eval_checkpoint(path: &Path, games: Option<usize>, candidates: Option<u32>) -> Result<(), String> {
+    let saved = load(path).map_err(|e| format!("--checkpoint: {e}"))?;
+    let mut eval = saved.config.eval;
+    if let Some(c) = candidates {
+        eval.candidates = c as usize;
+    }
+    println!("{}: {TASK} network after {} games", path.display(), saved.games);
+    let report = td_suite(&saved.net, games.unwrap_or(eval.final_games), &eval, EVAL_SEED ^ 1)?;
+    print!("{}", report.table());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_configs_are_errors_naming_the_key() {
+        let err = |edit: fn(&mut TdBackgammonConfig)| {
+            let mut c = TdBackgammonConfig::default();
+            edit(&mut c);
+            c.validate().unwrap_err().to_string()
+        };
+        assert_eq!(err(|c| c.td.lambda = 1.5), "td_lambda.lambda: expected a value in [0, 1], found 1.5");
+        assert!(err(|c| c.td.learning_rate = 0.0).starts_with("td_lambda.learning_rate"));
+        assert!(err(|c| c.learning_rate_end = f32::NAN).starts_with("td-backgammon.learning_rate_end"));
+        assert!(err(|c| c.games = 0).starts_with("td-backgammon.games"));
+        assert!(err(|c| c.hidden = 0).starts_with("td-backgammon.hidden"));
+        assert!(err(|c| c.eval.candidates = 0).starts_with("td-backgammon.eval.candidates"));
+        assert!(err(|c| c.eval.threads = 0).starts_with("td-backgammon.eval.threads"));
+        let unknown = serde_json::from_str::<TdBackgammonConfig>(r#"{"lamda": 0.1}"#).unwrap_err().to_string();
+        assert!(unknown.contains("lamda"), "{unknown}");
+    }
+
+    fn train(net: &mut ValueNet, config: &TdBackgammonConfig, games: std::ops::Range<u64>) {
+        let mut turns = BackgammonTurns::default();
+        let mut learner = TdLambda::new(net);
+        for k in games {
+            let td = TdLambdaConfig { learning_rate: config.learning_rate(k), ..config.td };
+            learner.train_game(&mut turns, net, game_seed(config.seed, k), &td);
+        }
+    }
+
+    #[test]
+    fn a_resumed_run_matches_an_uninterrupted_one_and_other_checkpoints_are_refused() {
+        let config = TdBackgammonConfig { hidden: 12, games: 10, ..TdBackgammonConfig::default() };
+        let dir = std::env::temp_dir().join(format!("minnow-td-resume-{}", std::process::id()));
+        let path = dir.join("checkpoint.safetensors");
+        let mut straight = config.new_net();
+        train(&mut straight, &config, 0..10);
+        let mut first = config.new_net();
+        train(&mut first, &config, 0..6);
+        save(&path, &first, &config, 6, &Window::default()).unwrap();
+        let mut saved = load(&path).unwrap();
+        assert_eq!(saved.games, 6);
+        train(&mut saved.net, &config, 6..10);
+        assert_eq!(saved.net.params(), straight.params(), "resume is exact");
+        assert_ne!(first.params(), straight.params());
+
+        CheckpointWriter::new().tensor("x", &[1], &[0.0]).meta("task", "ntuple-2048").save(&path).unwrap();
+        let err = load(&path).err().unwrap();
+        assert!(err.contains("task 'ntuple-2048', expected 'td-backgammon'"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
