@@ -53,21 +53,10 @@ fn train<G: Game + Default + Send + Sync>(
     }
     config.validate().map_err(|e| format!("{task} config: {e}"))?;
 
-    let out = args.out.clone().unwrap_or_else(|| crate::workspace_root().join("runs").join(task));
-    std::fs::create_dir_all(&out).map_err(|e| format!("--out {}: {e}", out.display()))?;
-    let checkpoint = out.join("checkpoint.safetensors");
+    let (out, checkpoint) = crate::train::run_dir(args, task)?;
     let mut run = if args.resume {
-        if !checkpoint.exists() {
-            return Err(format!("--resume: no checkpoint at {}", checkpoint.display()));
-        }
         AzRun::<G>::resume(config.clone(), &checkpoint).map_err(|e| e.to_string())?
     } else {
-        if checkpoint.exists() {
-            return Err(format!(
-                "{} already holds a run: pass --resume to continue it, or --out for a new one",
-                out.display()
-            ));
-        }
         AzRun::<G>::new(config.clone()).map_err(|e| e.to_string())?
     };
     let config_json = serde_json::to_string_pretty(&config).unwrap_or_default();

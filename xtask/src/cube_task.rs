@@ -104,21 +104,10 @@ fn read_config(args: &TrainArgs) -> Result<CubeSolverConfig, String> {
 
 pub fn train_cube_solver(args: &TrainArgs) -> Result<(), String> {
     let config = read_config(args)?;
-    let out = args.out.clone().unwrap_or_else(default_out);
-    std::fs::create_dir_all(&out).map_err(|e| format!("--out {}: {e}", out.display()))?;
-    let checkpoint = out.join("checkpoint.safetensors");
+    let (out, checkpoint) = crate::train::run_dir(args, crate::cube_task::TASK)?;
     let mut learner = if args.resume {
-        if !checkpoint.exists() {
-            return Err(format!("--resume: no checkpoint at {}", checkpoint.display()));
-        }
         ValueIteration::resume(&config.training, &Cube, &checkpoint).map_err(|e| e.to_string())?
     } else {
-        if checkpoint.exists() {
-            return Err(format!(
-                "{} already holds a run: pass --resume to continue it, or --out for a new one",
-                out.display()
-            ));
-        }
         ValueIteration::new(&config.training, OBSERVATION, MOVES).map_err(|e| e.to_string())?
     };
     write_json(&out.join("config.json"), &config)?;

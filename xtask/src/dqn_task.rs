@@ -179,21 +179,10 @@ fn train<E: DqnTask>(task: &str, args: &TrainArgs) -> Result<(), String> {
     config.dqn.validate().map_err(|e| e.to_string())?;
     let env = E::build(&config.env)?;
 
-    let out = args.out.clone().unwrap_or_else(|| crate::workspace_root().join("runs").join(task));
-    std::fs::create_dir_all(&out).map_err(|e| format!("--out {}: {e}", out.display()))?;
-    let checkpoint = out.join("checkpoint.safetensors");
+    let (out, checkpoint) = crate::train::run_dir(args, task)?;
     let mut run = if args.resume {
-        if !checkpoint.exists() {
-            return Err(format!("--resume: no checkpoint at {}", checkpoint.display()));
-        }
         DqnRun::resume(&config.dqn, env.clone(), &checkpoint).map_err(|e| e.to_string())?
     } else {
-        if checkpoint.exists() {
-            return Err(format!(
-                "{} already holds a run: pass --resume to continue it, or --out for a new one",
-                out.display()
-            ));
-        }
         let mut run = DqnRun::new(&config.dqn, env.clone()).map_err(|e| e.to_string())?;
         if config.pretrain_steps > 0 {
             let t = Instant::now();

@@ -121,19 +121,10 @@ pub fn train_logic_ca(args: &TrainArgs) -> Result<(), String> {
         Variant::GameOfLife => "logic-ca-game-of-life",
         Variant::Async => "logic-ca-async",
     };
-    let out = args.out.clone().unwrap_or_else(|| crate::workspace_root().join("runs").join(default_out));
-    std::fs::create_dir_all(&out).map_err(|e| format!("--out {}: {e}", out.display()))?;
-    let mut population = if args.resume {
-        resume(&config, &out)?
-    } else {
-        if member_path(&out, 0).exists() {
-            return Err(format!(
-                "{} already holds a run: pass --resume to continue it, or --out for a new one",
-                out.display()
-            ));
-        }
-        Population::new(&config).map_err(|e| e.to_string())?
-    };
+    // Member 0's checkpoint is the run's; `resume` checks the others.
+    let (out, _) = crate::train::run_dir(args, default_out)?;
+    let mut population =
+        if args.resume { resume(&config, &out)? } else { Population::new(&config).map_err(|e| e.to_string())? };
     std::fs::write(out.join("config.json"), config.to_json()).map_err(|e| format!("{}: {e}", out.display()))?;
     let total = config.train_steps;
     let done = population.steps_done();

@@ -280,23 +280,9 @@ pub fn train_ntuple(args: &TrainArgs) -> Result<(), String> {
     let mut player = Player::new(&config)?;
     let mut td = TdLearner::new(config.alpha);
 
-    let out = args.out.clone().unwrap_or_else(|| crate::workspace_root().join("runs").join(TASK));
-    std::fs::create_dir_all(&out).map_err(|e| format!("--out {}: {e}", out.display()))?;
-    let checkpoint = out.join("checkpoint.safetensors");
-    let (mut games, mut window) = if args.resume {
-        if !checkpoint.exists() {
-            return Err(format!("--resume: no checkpoint at {}", checkpoint.display()));
-        }
-        resume(&checkpoint, &mut player, &config)?
-    } else {
-        if checkpoint.exists() {
-            return Err(format!(
-                "{} already holds a run: pass --resume to continue it, or --out for a new one",
-                out.display()
-            ));
-        }
-        (0, Window::default())
-    };
+    let (out, checkpoint) = crate::train::run_dir(args, TASK)?;
+    let (mut games, mut window) =
+        if args.resume { resume(&checkpoint, &mut player, &config)? } else { (0, Window::default()) };
     let config_json = serde_json::to_string_pretty(&config).unwrap_or_default();
     std::fs::write(out.join("config.json"), config_json).map_err(|e| format!("{}: {e}", out.display()))?;
 

@@ -262,25 +262,14 @@ pub fn train_td_backgammon(args: &TrainArgs) -> Result<(), String> {
     }
     config.validate().map_err(|e| e.to_string())?;
 
-    let out = args.out.clone().unwrap_or_else(|| crate::workspace_root().join("runs").join(TASK));
-    std::fs::create_dir_all(&out).map_err(|e| format!("--out {}: {e}", out.display()))?;
-    let checkpoint = out.join("checkpoint.safetensors");
+    let (out, checkpoint) = crate::train::run_dir(args, TASK)?;
     let (mut net, mut games, mut window) = if args.resume {
-        if !checkpoint.exists() {
-            return Err(format!("--resume: no checkpoint at {}", checkpoint.display()));
-        }
         let saved = load(&checkpoint).map_err(|e| format!("--resume: {e}"))?;
         if saved.config.hidden != config.hidden {
             return Err("--resume: the checkpoint's config key hidden differs from this run's".into());
         }
         (saved.net, saved.games, saved.window)
     } else {
-        if checkpoint.exists() {
-            return Err(format!(
-                "{} already holds a run: pass --resume to continue it, or --out for a new one",
-                out.display()
-            ));
-        }
         (config.new_net(), 0, Window::default())
     };
     let config_json = serde_json::to_string_pretty(&config).unwrap_or_default();

@@ -99,19 +99,11 @@ fn train_digits(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
     }
     config.validate()?;
 
-    let out = args.out.clone().unwrap_or_else(|| crate::workspace_root().join("runs").join(task));
-    std::fs::create_dir_all(&out).map_err(XtaskError::io(&out))?;
-    let checkpoint = out.join("checkpoint.safetensors");
+    let (out, checkpoint) = run_dir(args, task)?;
     let (train, test) = minnow_train::load_digits(&crate::workspace_root().join("data/digits.csv.gz"))?;
     let mut run = if args.resume {
-        if !checkpoint.exists() {
-            return Err(XtaskError::NoCheckpoint { path: checkpoint });
-        }
         DigitsRun::resume(config.clone(), train, test, &checkpoint)?
     } else {
-        if checkpoint.exists() {
-            return Err(XtaskError::RunExists { out });
-        }
         DigitsRun::new(config.clone(), train, test)?
     };
     let config_json = serde_json::to_string_pretty(&config).unwrap_or_default();
@@ -138,6 +130,20 @@ fn train_digits(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
 
 /// The task's defaults with the keys of a JSON config file laid over them
 /// (nested objects merge key by key); unknown keys are errors.
+/// A run's directory (`--out`, or `runs/NAME`), created if missing, and
+/// its checkpoint's path, once the flags agree with what the directory
+/// holds: `--resume` needs a checkpoint there, a new run refuses one.
+pub(crate) fn run_dir(args: &TrainArgs, name: &str) -> Result<(PathBuf, PathBuf), XtaskError> {
+    let out = args.out.clone().unwrap_or_else(|| crate::workspace_root().join("runs").join(name));
+    std::fs::create_dir_all(&out).map_err(XtaskError::io(&out))?;
+    let checkpoint = out.join("checkpoint.safetensors");
+    match (args.resume, checkpoint.exists()) {
+        (true, false) => Err(XtaskError::NoCheckpoint { path: checkpoint }),
+        (false, true) => Err(XtaskError::RunExists { out }),
+        _ => Ok((out, checkpoint)),
+    }
+}
+
 pub(crate) fn layered<T: serde::Serialize + serde::de::DeserializeOwned>(
     defaults: T,
     path: &Path,
