@@ -12,7 +12,7 @@ pub type BoxedLayer = Box<dyn Forward<Output = Var> + Send + Sync>;
 /// `Vec` it already owns, so a forward pass allocates nothing.
 ///
 /// ```
-/// use minnow_nn::{Activation, LinearConfig, Params, Sequential, Tape};
+/// use minnow_nn::{Activation, Forward, LinearConfig, Params, Sequential, Tape};
 /// use rand::SeedableRng;
 /// # fn main() -> minnow_nn::Result<()> {
 /// let (mut params, mut rng) = (Params::new(), rand_pcg::Pcg64Mcg::seed_from_u64(0));
