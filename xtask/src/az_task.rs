@@ -6,11 +6,10 @@
 
 use crate::eval::{EVAL_SEED, PUBEVAL_GAMES, connect4_suite};
 use crate::pubeval_match::backgammon_suite;
-use crate::train::{FrontEnd, TrainArgs};
+use crate::train::{FrontEnd, TrainArgs, layered};
 use minnow_envs::{Backgammon, ConnectFour, Game};
 use minnow_rl::alphazero::{AzAgent, AzConfig, AzRun, EvalReport};
 use minnow_train::{Event, Observer};
-use std::path::Path;
 use std::time::Instant;
 
 pub fn train_az(task: &str, args: &TrainArgs) -> Result<(), String> {
@@ -41,10 +40,7 @@ fn train<G: Game + Default + Send + Sync>(
     args: &TrainArgs,
     suite: &dyn Fn(&AzAgent) -> Result<Suite, String>,
 ) -> Result<(), String> {
-    let mut config = match &args.config {
-        None => defaults,
-        Some(path) => layered(defaults, path)?,
-    };
+    let mut config = layered(defaults, args.config.as_deref())?;
     if let Some(seed) = args.seed {
         config.seed = seed;
     }
@@ -152,37 +148,6 @@ fn train<G: Game + Default + Send + Sync>(
         .map_err(|e| format!("{}: {e}", out.display()))?;
     println!("wrote {}/{{metrics.jsonl, curve.png, checkpoint.safetensors, config.json, summary.json}}", out.display());
     Ok(())
-}
-
-/// The task's defaults with a JSON config file laid over them key by key,
-/// nested sections included (`{"mcts": {"simulations": 200}}` changes that
-/// one field and keeps the preset's others); unknown keys are errors.
-fn layered(defaults: AzConfig, path: &Path) -> Result<AzConfig, String> {
-    let fail = |e: &dyn std::fmt::Display| format!("--config {}: {e}", path.display());
-    let text = std::fs::read_to_string(path).map_err(|e| fail(&e))?;
-    let overrides: serde_json::Value = serde_json::from_str(&text).map_err(|e| fail(&e))?;
-    if !overrides.is_object() {
-        return Err(fail(&"expected a JSON object of config keys"));
-    }
-    let mut merged = serde_json::to_value(defaults).map_err(|e| fail(&e))?;
-    merge(&mut merged, overrides);
-    serde_json::from_value(merged).map_err(|e| fail(&e))
-}
-
-fn merge(base: &mut serde_json::Value, over: serde_json::Value) {
-    match (base, over) {
-        (serde_json::Value::Object(b), serde_json::Value::Object(o)) => {
-            for (k, v) in o {
-                match b.get_mut(&k) {
-                    Some(slot) if slot.is_object() && v.is_object() => merge(slot, v),
-                    _ => {
-                        b.insert(k, v);
-                    }
-                }
-            }
-        }
-        (b, o) => *b = o,
-    }
 }
 
 fn eval_metrics(e: &EvalReport) -> Vec<(&'static str, f64)> {

@@ -88,10 +88,7 @@ pub(crate) fn default_out() -> PathBuf {
 }
 
 fn read_config(args: &TrainArgs) -> Result<CubeSolverConfig, String> {
-    let mut config = match &args.config {
-        None => CubeSolverConfig::default(),
-        Some(path) => layered(CubeSolverConfig::default(), path)?,
-    };
+    let mut config = layered(CubeSolverConfig::default(), args.config.as_deref())?;
     if let Some(seed) = args.seed {
         config.training.seed = seed;
     }

@@ -166,10 +166,7 @@ pub fn train_dqn(task: &str, args: &TrainArgs) -> Result<(), String> {
 }
 
 fn train<E: DqnTask>(task: &str, args: &TrainArgs) -> Result<(), String> {
-    let mut config = match &args.config {
-        None => E::defaults(),
-        Some(path) => layered(E::defaults(), path)?,
-    };
+    let mut config = layered(E::defaults(), args.config.as_deref())?;
     if let Some(seed) = args.seed {
         config.dqn.seed = seed;
     }

@@ -99,13 +99,13 @@ mod tests {
     #[test]
     fn the_chain_names_the_file_and_the_cause() {
         let missing = std::path::Path::new("/nonexistent/minnow-config.json");
-        let e = crate::train::layered(DigitsConfig::default(), missing).unwrap_err();
+        let e = crate::train::layered(DigitsConfig::default(), Some(missing)).unwrap_err();
         assert!(matches!(&e, XtaskError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound));
         assert!(e.chain().starts_with("/nonexistent/minnow-config.json: "), "{}", e.chain());
 
         let path = std::env::temp_dir().join(format!("minnow-xtask-error-{}.json", std::process::id()));
         std::fs::write(&path, r#"{"hiden": 3}"#).unwrap();
-        let e = crate::train::layered(DigitsConfig::default(), &path).unwrap_err();
+        let e = crate::train::layered(DigitsConfig::default(), Some(&path)).unwrap_err();
         std::fs::remove_file(&path).unwrap();
         assert!(matches!(e, XtaskError::Config { .. }));
         let chain = e.chain();

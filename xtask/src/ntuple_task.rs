@@ -264,10 +264,7 @@ fn resume(path: &Path, player: &mut Player, config: &NTupleConfig) -> Result<(u6
 }
 
 pub fn train_ntuple(args: &TrainArgs) -> Result<(), String> {
-    let mut config = match &args.config {
-        None => NTupleConfig::default(),
-        Some(path) => layered(NTupleConfig::default(), path)?,
-    };
+    let mut config = layered(NTupleConfig::default(), args.config.as_deref())?;
     if let Some(seed) = args.seed {
         config.seed = seed;
     }

@@ -250,10 +250,7 @@ pub fn td_suite(net: &ValueNet, games: usize, eval: &TdEvalConfig, seed: u64) ->
 const EVAL_SEED: u64 = 20_261_124;
 
 pub fn train_td_backgammon(args: &TrainArgs) -> Result<(), String> {
-    let mut config = match &args.config {
-        None => TdBackgammonConfig::default(),
-        Some(path) => layered(TdBackgammonConfig::default(), path)?,
-    };
+    let mut config = layered(TdBackgammonConfig::default(), args.config.as_deref())?;
     if let Some(seed) = args.seed {
         config.seed = seed;
     }
