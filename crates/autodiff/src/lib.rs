@@ -29,6 +29,7 @@ mod tape;
 
 pub use custom::{CustomId, CustomOp};
 pub use error::{Error, Result};
+pub use ops::recurrent::RecurrentCell;
 pub use params::{ParamId, Params};
 pub use profile::Profile;
 pub use tape::{Graph, MAX_BORROWED, MAX_INPUTS, PARALLEL_GEMM_MIN_MACS, Tape, Var};

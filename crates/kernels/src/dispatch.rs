@@ -82,17 +82,36 @@ fn detect() -> Level {
 ///
 /// The body is plain Rust written so that LLVM vectorises it (zipped
 /// iterators, fixed-width accumulator arrays); the target-feature copies let
-/// it use 512- or 256-bit registers and FMA.
+/// it use 512- or 256-bit registers and FMA. Other crates use it for their
+/// own hot loops (the expansion holds the crate's only `unsafe`: the calls
+/// into the target-feature copies):
+///
+/// ```
+/// minnow_kernels::kernel! {
+///     /// out = 2 x
+///     pub fn double(x: &[f32], out: &mut [f32]);
+///     check { assert_eq!(x.len(), out.len()) }
+///     {
+///         for (o, &v) in out.iter_mut().zip(x) {
+///             *o = 2.0 * v;
+///         }
+///     }
+/// }
+/// let mut out = [0.0; 3];
+/// double(&[1.0, 2.0, 3.0], &mut out);
+/// assert_eq!(out, [2.0, 4.0, 6.0]);
+/// ```
+#[macro_export]
 macro_rules! kernel {
     (
         $(#[$meta:meta])*
-        pub fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?;
+        $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?;
         check $check:block
         $body:block
     ) => {
         $(#[$meta])*
         #[track_caller]
-        pub fn $name($($arg: $ty),*) $(-> $ret)? {
+        $vis fn $name($($arg: $ty),*) $(-> $ret)? {
             $check
             // `FMA` tells the body whether fused multiply-adds are native
             // (they are a slow libm call on the baseline target).
@@ -108,7 +127,7 @@ macro_rules! kernel {
             #[target_feature(enable = "avx2,fma")]
             fn avx2($($arg: $ty),*) $(-> $ret)? { body::<true>($($arg),*) }
 
-            match $crate::dispatch::level() {
+            match $crate::level() {
                 #[cfg(target_arch = "x86_64")]
                 // SAFETY: `level()` reports AVX-512 only when the CPU has every feature enabled above.
                 $crate::Level::Avx512 => unsafe { avx512($($arg),*) },

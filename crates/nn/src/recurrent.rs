@@ -14,7 +14,7 @@
 //! the state [h | c].
 
 use crate::{Init, Module, config_error, join};
-use minnow_autodiff::{Error, Graph, ParamId, Params, Result, Var};
+use minnow_autodiff::{Error, Graph, ParamId, Params, RecurrentCell as Cell, Result, Var};
 use minnow_tensor::{Shape, TensorError};
 use rand::Rng;
 
@@ -22,44 +22,11 @@ use rand::Rng;
 /// stack; longer ones allocate the list.
 const STACKED_STEPS: usize = 64;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Cell {
-    Rnn,
-    Lstm,
-    Gru,
-}
-
-impl Cell {
-    fn name(self) -> &'static str {
-        match self {
-            Cell::Rnn => "Rnn",
-            Cell::Lstm => "Lstm",
-            Cell::Gru => "Gru",
-        }
-    }
-
-    fn gates(self) -> usize {
-        match self {
-            Cell::Rnn => 1,
-            Cell::Lstm => 4,
-            Cell::Gru => 3,
-        }
-    }
-
-    fn step(self, g: &mut Graph<'_>, gx: Var, t: usize, gh: Var, state: Option<Var>) -> Result<Var> {
-        match self {
-            Cell::Rnn => g.rnn_cell(gx, t, gh),
-            Cell::Lstm => g.lstm_cell(gx, t, gh, state),
-            Cell::Gru => g.gru_cell(gx, t, gh, state),
-        }
-    }
-
-    /// The hidden state [B, H] out of a cell's state.
-    fn hidden(self, g: &mut Graph<'_>, state: Var, hidden: usize) -> Result<Var> {
-        match self {
-            Cell::Lstm => g.slice_cols(state, 0, hidden),
-            _ => Ok(state),
-        }
+/// The hidden state [B, H] out of a cell's state (an LSTM's is [h | c]).
+fn hidden_of(cell: Cell, g: &mut Graph<'_>, state: Var, hidden: usize) -> Result<Var> {
+    match cell {
+        Cell::Lstm => g.slice_cols(state, 0, hidden),
+        _ => Ok(state),
     }
 }
 
@@ -142,14 +109,14 @@ impl RecurrentWeights {
             on_heap.resize(steps, gx);
             &mut on_heap
         };
-        let mut state = cell.step(g, gx, 0, b_hh, None)?;
+        let mut state = g.recurrent_cell(cell, gx, 0, b_hh, None)?;
         for t in 1..steps {
-            let h = cell.hidden(g, state, hidden)?;
+            let h = hidden_of(cell, g, state, hidden)?;
             hs[t - 1] = h;
             let gh = g.linear(h, w_hh, Some(b_hh))?;
-            state = cell.step(g, gx, t, gh, Some(state))?;
+            state = g.recurrent_cell(cell, gx, t, gh, Some(state))?;
         }
-        let last = cell.hidden(g, state, hidden)?;
+        let last = hidden_of(cell, g, state, hidden)?;
         if sequence {
             hs[steps - 1] = last;
             g.stack_steps(hs)

@@ -2,13 +2,18 @@
 //! [`Graph`](crate::Graph) and the backward rules beside them.
 
 mod activation;
+mod dropout;
 mod elementwise;
+mod embedding;
+mod gelu;
 mod index;
 mod linear;
 mod loss;
 mod norm;
 mod reduce;
-pub(crate) mod sequence;
+mod reshape;
+pub(crate) mod columns;
+pub(crate) mod recurrent;
 pub(crate) mod spatial;
 
 use crate::custom::CustomId;
@@ -43,10 +48,20 @@ pub(crate) enum OpKind {
     BceWithLogits,
     CrossEntropy,
     SoftCrossEntropy,
-    /// Images: convolution, pooling, normalisation, dropout (spatial.rs).
+    /// GELU (gelu.rs).
+    Gelu,
+    /// Saves the scaled keep mask (dropout.rs).
+    Dropout,
+    /// Row gather; the indices go to the tape's index store (embedding.rs).
+    Embedding,
+    /// A new shape over the same values (reshape.rs).
+    Reshape,
+    /// Images: convolution, pooling, batch normalisation (spatial.rs).
     Spatial(spatial::Kind),
-    /// Sequences and shapes: slicing, concatenation (sequence.rs).
-    Sequence(sequence::Kind),
+    /// Column slices, concatenation and time steps (columns.rs).
+    Columns(columns::Kind),
+    /// One step of a recurrent cell (recurrent.rs).
+    Recurrent(recurrent::Kind),
     Custom(CustomId),
 }
 
@@ -79,8 +94,13 @@ impl OpKind {
             OpKind::BceWithLogits => "bce_with_logits",
             OpKind::CrossEntropy => "cross_entropy",
             OpKind::SoftCrossEntropy => "soft_cross_entropy",
+            OpKind::Gelu => "gelu",
+            OpKind::Dropout => "dropout",
+            OpKind::Embedding => "embedding",
+            OpKind::Reshape => "reshape",
             OpKind::Spatial(k) => k.name(),
-            OpKind::Sequence(k) => k.name(),
+            OpKind::Columns(k) => k.name(),
+            OpKind::Recurrent(k) => k.name(),
             OpKind::Custom(_) => "custom",
         }
     }
@@ -103,8 +123,13 @@ pub(crate) fn backward(g: &mut Graph<'_>, op: &Op) {
         OpKind::Mse | OpKind::Huber | OpKind::BceWithLogits | OpKind::CrossEntropy | OpKind::SoftCrossEntropy => {
             loss::backward(g, op)
         }
+        OpKind::Gelu => gelu::backward(g, op),
+        OpKind::Dropout => dropout::backward(g, op),
+        OpKind::Embedding => embedding::backward(g, op),
+        OpKind::Reshape => reshape::backward(g, op),
         OpKind::Spatial(kind) => spatial::backward(g, op, kind),
-        OpKind::Sequence(kind) => sequence::backward(g, op, kind),
+        OpKind::Columns(kind) => columns::backward(g, op, kind),
+        OpKind::Recurrent(kind) => recurrent::backward(g, op, kind),
         OpKind::Custom(id) => custom_backward(g, op, id),
     }
 }
@@ -137,6 +162,11 @@ pub(crate) mod check {
 
     pub(crate) fn same(op: &'static str, lhs: Shape, rhs: Shape) -> Result<()> {
         if lhs == rhs { Ok(()) } else { Err(TensorError::ShapeMismatch { op, lhs, rhs }.into()) }
+    }
+
+    /// An index past its bound (a time step, a column).
+    pub(crate) fn index(op: &'static str, index: usize, bound: usize) -> crate::Error {
+        crate::Error::IndexOutOfRange { op, index: u32::try_from(index).unwrap_or(u32::MAX), bound }
     }
 
     /// The batch size (first dimension) of a non-scalar shape.

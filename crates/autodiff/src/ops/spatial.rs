@@ -1,17 +1,12 @@
-//! Image ops and their companions: convolution (im2col + GEMM), 2x2 max
-//! pooling, batch normalisation, dropout, embeddings, GELU and a free
-//! reshape. One file per op below `spatial/`; this one names the ops and
-//! routes their backward passes.
+//! Image ops: convolution (im2col + GEMM), 2x2 max pooling and batch
+//! normalisation. One file per op below `spatial/`; this one names the ops
+//! and routes their backward passes.
 
 use crate::tape::{Graph, Op};
 
 mod batch_norm;
 mod conv;
-mod dropout;
-mod embedding;
-mod gelu;
 mod pool;
-mod reshape;
 
 /// The ops of this family, with their settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,13 +24,6 @@ pub(crate) enum Kind {
     BatchNorm,
     /// Running statistics (evaluation); saves them as used.
     BatchNormEval,
-    /// Saves the scaled keep mask.
-    Dropout,
-    /// Row gather; the indices go to the tape's index store.
-    Embedding,
-    Gelu,
-    /// A new shape over the same values.
-    Reshape,
 }
 
 impl Kind {
@@ -45,10 +33,6 @@ impl Kind {
             Kind::MaxPool2d => "max_pool2d",
             Kind::BatchNorm => "batch_norm",
             Kind::BatchNormEval => "batch_norm_eval",
-            Kind::Dropout => "dropout",
-            Kind::Embedding => "embedding",
-            Kind::Gelu => "gelu",
-            Kind::Reshape => "reshape",
         }
     }
 }
@@ -59,9 +43,5 @@ pub(crate) fn backward(g: &mut Graph<'_>, op: &Op, kind: Kind) {
         Kind::MaxPool2d => pool::backward(g, op),
         Kind::BatchNorm => batch_norm::backward(g, op, true),
         Kind::BatchNormEval => batch_norm::backward(g, op, false),
-        Kind::Dropout => dropout::backward(g, op),
-        Kind::Embedding => embedding::backward(g, op),
-        Kind::Gelu => gelu::backward(g, op),
-        Kind::Reshape => reshape::backward(g, op),
     }
 }

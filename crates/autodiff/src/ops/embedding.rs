@@ -2,7 +2,6 @@
 //! weight row indices[i]; backward scatter-adds dy's rows into dweight
 //! (repeated indices add up). The indices go to the tape's index store.
 
-use super::Kind;
 use crate::ops::OpKind;
 use crate::tape::{Block, Graph, Op, split_parts};
 use crate::{Error, Result, Var};
@@ -23,12 +22,12 @@ impl Graph<'_> {
         let (reads, writes) = ([self.val(weight)], [self.val(y)]);
         let ([wv], [yv]) = split_parts(&mut self.tape.data, &mut self.params, self.borrowed, reads, writes);
         k::gather_rows(wv, dim, &self.tape.indices[stored.range()], yv);
-        self.record(OpKind::Spatial(Kind::Embedding), &[weight], y, Block::EMPTY, stored, 0.0);
+        self.record(OpKind::Embedding, &[weight], y, Block::EMPTY, stored, 0.0);
         Ok(y)
     }
 }
 
-pub(super) fn backward(g: &mut Graph<'_>, op: &Op) {
+pub(crate) fn backward(g: &mut Graph<'_>, op: &Op) {
     let weight = op.inputs[0];
     let dim = g.shape(weight).last();
     let (dy_loc, dw_loc) = (g.grad_loc(op.output), g.grad_loc(weight));

@@ -5,7 +5,6 @@
 //! node whose value lives in the store accumulates into the store), so
 //! nothing is recorded.
 
-use super::Kind;
 use crate::Result;
 use crate::ops::OpKind;
 use crate::tape::{Block, Graph, IndexBlock, Loc, Node, Op, Var};
@@ -24,12 +23,12 @@ impl Graph<'_> {
         if matches!(node.value, Loc::Param(_)) {
             return Ok(y);
         }
-        self.record(OpKind::Spatial(Kind::Reshape), &[x], y, Block::EMPTY, IndexBlock::EMPTY, 0.0);
+        self.record(OpKind::Reshape, &[x], y, Block::EMPTY, IndexBlock::EMPTY, 0.0);
         Ok(y)
     }
 }
 
-pub(super) fn backward(g: &mut Graph<'_>, op: &Op) {
+pub(crate) fn backward(g: &mut Graph<'_>, op: &Op) {
     let (dy_loc, dx_loc) = (g.grad_loc(op.output), g.grad_loc(op.inputs[0]));
     let ([dy], [dx]) = g.split([dy_loc], [dx_loc]);
     if !dx.is_empty() {

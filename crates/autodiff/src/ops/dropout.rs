@@ -5,7 +5,6 @@
 //! order of evaluation: a step replays exactly, and a layer draws one seed
 //! per call from its own seeded stream.
 
-use super::Kind;
 use crate::ops::OpKind;
 use crate::tape::{Graph, IndexBlock, Op};
 use crate::{Error, Result, Var};
@@ -29,7 +28,7 @@ impl Graph<'_> {
         let ([xv], [yv, mv]) = self.split([self.val(x)], [self.val(y), self.blk(mask)]);
         fill_mask(mv, p, seed);
         k::mul(xv, mv, yv);
-        self.record(OpKind::Spatial(Kind::Dropout), &[x], y, mask, IndexBlock::EMPTY, p);
+        self.record(OpKind::Dropout, &[x], y, mask, IndexBlock::EMPTY, p);
         Ok(y)
     }
 }
@@ -50,7 +49,7 @@ fn fill_mask(mask: &mut [f32], p: f32, seed: u64) {
     }
 }
 
-pub(super) fn backward(g: &mut Graph<'_>, op: &Op) {
+pub(crate) fn backward(g: &mut Graph<'_>, op: &Op) {
     let x = op.inputs[0];
     let (dy_loc, dx_loc) = (g.grad_loc(op.output), g.grad_loc(x));
     let ([dy, mask], [dx]) = g.split([dy_loc, g.blk(op.saved)], [dx_loc]);

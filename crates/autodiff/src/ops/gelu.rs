@@ -1,7 +1,6 @@
 //! GELU, exact: y = x Φ(x) (PyTorch's default, erf-based); backward from
 //! x: dx += dy (Φ(x) + x φ(x)). The kernels are `minnow_kernels::gelu`.
 
-use super::Kind;
 use crate::ops::OpKind;
 use crate::tape::{Block, Graph, IndexBlock, Op};
 use crate::{Result, Var};
@@ -13,12 +12,12 @@ impl Graph<'_> {
         let y = self.output(self.shape(x), &[x]);
         let ([xv], [yv]) = self.split([self.val(x)], [self.val(y)]);
         k::gelu(xv, yv);
-        self.record(OpKind::Spatial(Kind::Gelu), &[x], y, Block::EMPTY, IndexBlock::EMPTY, 0.0);
+        self.record(OpKind::Gelu, &[x], y, Block::EMPTY, IndexBlock::EMPTY, 0.0);
         Ok(y)
     }
 }
 
-pub(super) fn backward(g: &mut Graph<'_>, op: &Op) {
+pub(crate) fn backward(g: &mut Graph<'_>, op: &Op) {
     let x = op.inputs[0];
     let (dy_loc, dx_loc) = (g.grad_loc(op.output), g.grad_loc(x));
     let ([xv, dy], [dx]) = g.split([g.val(x), dy_loc], [dx_loc]);

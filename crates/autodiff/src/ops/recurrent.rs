@@ -1,14 +1,4 @@
-//! Shape and sequence ops: column slices and concatenation, time steps of
-//! batch-first sequences, and the fused cells of recurrent layers unrolled
-//! over time.
-//!
-//! slice_cols: x [B, N] -> y [B, len] = x[:, start..start + len];
-//!   dx[:, start..start + len] += dy.
-//! concat_cols: one to four x_k [B, N_k] -> y [B, Σ N_k];
-//!   dx_k += dy[:, the columns of x_k].
-//! time_step: x [B, T, F] -> y [B, F] = x[:, t, :]; dx[:, t, :] += dy.
-//! stack_steps: h_t [B, H] (any T) -> y [B, T, H], built from concat_cols
-//!   (a [B, T H] row is a [T, H] block) and a free reshape.
+//! The fused cells of recurrent layers, one time step each.
 //!
 //! The cells read step t's input-side gate pre-activations from
 //! gx [B, T, G] (one GEMM over every step makes them) and the hidden-side
@@ -27,240 +17,115 @@
 //!   dn_pre = dn (1 - n²) goes to gx_n, and dn_pre r to gh_n;
 //!   dr = dn_pre gh_n.
 //!
-//! Every gate gradient goes to gx_t and gh alike (summed over rows for a
-//! broadcast gh), apart from GRU's n gate as above.
 
 use super::OpKind;
 use super::check;
-use crate::tape::{Block, Graph, IndexBlock, MAX_INPUTS, Op, TAPE};
+use crate::tape::{Block, Graph, IndexBlock, Op, TAPE};
 use crate::{Error, Result, Var};
 use minnow_kernels::{self as k, Accum};
 use minnow_tensor::{Shape, TensorError};
 
-/// The ops of this family; settings that differ per call (a column
-/// offset, a time step) live in the variant.
+/// A recurrent cell: an Elman RNN (tanh), an LSTM or a GRU, with
+/// PyTorch's gate order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
-    SliceCols { start: u32 },
-    ConcatCols,
-    TimeStep { t: u32 },
-    RnnCell { t: u32 },
-    LstmCell { t: u32 },
-    GruCell { t: u32 },
-}
-
-impl Kind {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Kind::SliceCols { .. } => "slice_cols",
-            Kind::ConcatCols => "concat_cols",
-            Kind::TimeStep { .. } => "time_step",
-            Kind::RnnCell { .. } => "rnn_cell",
-            Kind::LstmCell { .. } => "lstm_cell",
-            Kind::GruCell { .. } => "gru_cell",
-        }
-    }
-}
-
-/// Which recurrent cell, for the shared shape checks and the forward pass.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Cell {
+pub enum RecurrentCell {
+    /// h' = tanh(gx + gh): one gate block.
     Rnn,
+    /// Gates i, f, g, o; carries the state [h | c].
     Lstm,
+    /// Gates r, z, n; carries h.
     Gru,
 }
 
-impl Cell {
-    /// Gate blocks of width H in G.
-    fn gates(self) -> usize {
+impl RecurrentCell {
+    /// The cell's name, as its layer is called ("Rnn", "Lstm", "Gru").
+    pub fn name(self) -> &'static str {
         match self {
-            Cell::Rnn => 1,
-            Cell::Lstm => 4,
-            Cell::Gru => 3,
+            RecurrentCell::Rnn => "Rnn",
+            RecurrentCell::Lstm => "Lstm",
+            RecurrentCell::Gru => "Gru",
+        }
+    }
+
+    /// Gate blocks of width H in G.
+    pub fn gates(self) -> usize {
+        match self {
+            RecurrentCell::Rnn => 1,
+            RecurrentCell::Lstm => 4,
+            RecurrentCell::Gru => 3,
         }
     }
 
     /// Width of the state the cell carries, in units of H.
-    fn state_width(self) -> usize {
+    pub fn state_width(self) -> usize {
         match self {
-            Cell::Lstm => 2,
+            RecurrentCell::Lstm => 2,
             _ => 1,
         }
     }
 
-    fn kind(self, t: u32) -> Kind {
+    fn op_name(self) -> &'static str {
         match self {
-            Cell::Rnn => Kind::RnnCell { t },
-            Cell::Lstm => Kind::LstmCell { t },
-            Cell::Gru => Kind::GruCell { t },
+            RecurrentCell::Rnn => "rnn_cell",
+            RecurrentCell::Lstm => "lstm_cell",
+            RecurrentCell::Gru => "gru_cell",
         }
     }
 }
 
-/// dst[r, d0..d0 + width] = (or +=) src[r, s0..s0 + width] for every row r
-/// of two row-major matrices with `src_cols` and `dst_cols` columns.
-fn move_cols(
-    src: &[f32],
-    src_cols: usize,
-    s0: usize,
-    dst: &mut [f32],
-    dst_cols: usize,
-    d0: usize,
-    width: usize,
-    rows: usize,
-    accum: Accum,
-) {
-    if width == 0 {
-        return;
-    }
-    for r in 0..rows {
-        let s = &src[r * src_cols + s0..r * src_cols + s0 + width];
-        let d = &mut dst[r * dst_cols + d0..r * dst_cols + d0 + width];
-        match accum {
-            Accum::Replace => d.copy_from_slice(s),
-            Accum::Add => k::add_assign(d, s),
-        }
-    }
+/// One cell step as recorded on the tape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Kind {
+    cell: RecurrentCell,
+    t: u32,
 }
 
-fn index_error(op: &'static str, index: usize, bound: usize) -> Error {
-    Error::IndexOutOfRange { op, index: u32::try_from(index).unwrap_or(u32::MAX), bound }
+impl Kind {
+    pub(crate) fn name(self) -> &'static str {
+        self.cell.op_name()
+    }
 }
 
 impl Graph<'_> {
-    /// y = x[:, start..start + len] of a matrix x [B, N].
-    pub fn slice_cols(&mut self, x: Var, start: usize, len: usize) -> Result<Var> {
-        const OP: &str = "slice_cols";
-        let shape = self.shape(x);
-        let (rows, cols) = shape.as_matrix(OP)?;
-        let end = start.saturating_add(len);
-        if end > cols {
-            // The shape the slice would need.
-            return Err(TensorError::ShapeMismatch { op: OP, lhs: shape, rhs: Shape::matrix(rows, end) }.into());
-        }
-        let y = self.output(Shape::matrix(rows, len), &[x]);
-        let ([xv], [yv]) = self.split([self.val(x)], [self.val(y)]);
-        move_cols(xv, cols, start, yv, len, 0, len, rows, Accum::Replace);
-        let kind = Kind::SliceCols { start: start as u32 };
-        self.record(OpKind::Sequence(kind), &[x], y, Block::EMPTY, IndexBlock::EMPTY, 0.0);
-        Ok(y)
-    }
-
-    /// y = [x_0 x_1 ...] side by side: matrices [B, N_k], one to four of
-    /// them, with the same number of rows.
-    pub fn concat_cols(&mut self, xs: &[Var]) -> Result<Var> {
-        const OP: &str = "concat_cols";
-        if xs.is_empty() || xs.len() > MAX_INPUTS {
-            return Err(Error::Config(format!("{OP} takes 1 to {MAX_INPUTS} inputs, found {}", xs.len())));
-        }
-        let first = self.shape(xs[0]);
-        let (rows, _) = first.as_matrix(OP)?;
-        let mut total = 0;
-        for &x in xs {
-            let (r, c) = self.shape(x).as_matrix(OP)?;
-            if r != rows {
-                return Err(TensorError::ShapeMismatch { op: OP, lhs: first, rhs: self.shape(x) }.into());
-            }
-            total += c;
-        }
-        let y = self.output(Shape::matrix(rows, total), xs);
-        let mut at = 0;
-        for &x in xs {
-            let cols = self.shape(x).last();
-            let ([xv], [yv]) = self.split([self.val(x)], [self.val(y)]);
-            move_cols(xv, cols, 0, yv, total, at, cols, rows, Accum::Replace);
-            at += cols;
-        }
-        self.record(OpKind::Sequence(Kind::ConcatCols), xs, y, Block::EMPTY, IndexBlock::EMPTY, 0.0);
-        Ok(y)
-    }
-
-    /// y = x[:, t, :] of a batch-first sequence x [B, T, F].
-    pub fn time_step(&mut self, x: Var, t: usize) -> Result<Var> {
-        const OP: &str = "time_step";
-        let shape = self.shape(x);
-        let &[batch, steps, features] = shape.dims() else {
-            return Err(TensorError::Rank { op: OP, expected: 3, found: shape }.into());
-        };
-        if t >= steps {
-            return Err(index_error(OP, t, steps));
-        }
-        let y = self.output(Shape::matrix(batch, features), &[x]);
-        let ([xv], [yv]) = self.split([self.val(x)], [self.val(y)]);
-        let row = steps * features;
-        move_cols(xv, row, t * features, yv, features, 0, features, batch, Accum::Replace);
-        let kind = Kind::TimeStep { t: t as u32 };
-        self.record(OpKind::Sequence(kind), &[x], y, Block::EMPTY, IndexBlock::EMPTY, 0.0);
-        Ok(y)
-    }
-
-    /// y [B, T, H] with y[:, t, :] = hs[t]: the hidden states of a sequence,
-    /// any number of equal-shaped matrices [B, H].
-    pub fn stack_steps(&mut self, hs: &[Var]) -> Result<Var> {
-        const OP: &str = "stack_steps";
-        let Some(&first) = hs.first() else {
-            return Err(Error::Config(format!("{OP} needs at least one step")));
-        };
-        let shape = self.shape(first);
-        let (batch, hidden) = shape.as_matrix(OP)?;
-        for &h in hs {
-            check::same(OP, shape, self.shape(h))?;
-        }
-        let whole = self.concat_tree(hs)?;
-        self.reshape(whole, &[batch, hs.len(), hidden])
-    }
-
-    /// Columns of all of `xs`, concatenated four at a time, bottom up.
-    fn concat_tree(&mut self, xs: &[Var]) -> Result<Var> {
-        if xs.len() == 1 {
-            return Ok(xs[0]);
-        }
-        if xs.len() <= MAX_INPUTS {
-            return self.concat_cols(xs);
-        }
-        // Groups of the largest power of 4 below the length, so that most
-        // values are copied once per level of a balanced tree.
-        let mut group = MAX_INPUTS;
-        while group * MAX_INPUTS < xs.len() {
-            group *= MAX_INPUTS;
-        }
-        let mut parts = [xs[0]; MAX_INPUTS];
-        let mut n = 0;
-        for chunk in xs.chunks(group) {
-            parts[n] = self.concat_tree(chunk)?;
-            n += 1;
-        }
-        self.concat_cols(&parts[..n])
-    }
-
     /// An Elman RNN step: h' = tanh(gx[:, t, :] + gh), with gx [B, T, H]
     /// and gh [B, H] (or [H], broadcast over rows).
     pub fn rnn_cell(&mut self, gx: Var, t: usize, gh: Var) -> Result<Var> {
-        self.cell(Cell::Rnn, gx, t, gh, None)
+        self.recurrent_cell(RecurrentCell::Rnn, gx, t, gh, None)
     }
 
     /// An LSTM step with PyTorch's gate order i, f, g, o: gx [B, T, 4H],
     /// gh [B, 4H] (or [4H]); state [h | c] [B, 2H], `None` for zeros.
     /// Returns the next state [h' | c'] [B, 2H].
     pub fn lstm_cell(&mut self, gx: Var, t: usize, gh: Var, state: Option<Var>) -> Result<Var> {
-        self.cell(Cell::Lstm, gx, t, gh, state)
+        self.recurrent_cell(RecurrentCell::Lstm, gx, t, gh, state)
     }
 
     /// A GRU step with PyTorch's gate order r, z, n and its form of n
     /// (r multiplies W_hn h + b_hn): gx [B, T, 3H], gh [B, 3H] (or [3H]);
     /// h [B, H], `None` for zeros. Returns h' [B, H].
     pub fn gru_cell(&mut self, gx: Var, t: usize, gh: Var, h: Option<Var>) -> Result<Var> {
-        self.cell(Cell::Gru, gx, t, gh, h)
+        self.recurrent_cell(RecurrentCell::Gru, gx, t, gh, h)
     }
 
-    fn cell(&mut self, cell: Cell, gx: Var, t: usize, gh: Var, state: Option<Var>) -> Result<Var> {
-        let op = cell.kind(0).name();
+    /// One step of `cell` (the three methods above, chosen at run time):
+    /// gx [B, T, G H], gh [B, G H] (or [G H]); the state [B, W H] with
+    /// W = [`RecurrentCell::state_width`], `None` for zeros. Returns the
+    /// next state.
+    pub fn recurrent_cell(
+        &mut self,
+        cell: RecurrentCell,
+        gx: Var,
+        t: usize,
+        gh: Var,
+        state: Option<Var>,
+    ) -> Result<Var> {
+        let op = cell.op_name();
         let xs = self.shape(gx);
         let &[batch, steps, width] = xs.dims() else {
             return Err(TensorError::Rank { op, expected: 3, found: xs }.into());
         };
         if t >= steps {
-            return Err(index_error(op, t, steps));
+            return Err(check::index(op, t, steps));
         }
         let gates = cell.gates();
         if width == 0 || width % gates != 0 {
@@ -279,9 +144,9 @@ impl Graph<'_> {
         let inputs = &all[..2 + state.is_some() as usize];
         let y = self.output(state_shape, inputs);
         let saved = match cell {
-            Cell::Rnn => Block::EMPTY,
-            Cell::Lstm => self.scratch(batch * 5 * hidden),
-            Cell::Gru => self.scratch(batch * 3 * hidden),
+            RecurrentCell::Rnn => Block::EMPTY,
+            RecurrentCell::Lstm => self.scratch(batch * 5 * hidden),
+            RecurrentCell::Gru => self.scratch(batch * 3 * hidden),
         };
         let pre = self.scratch(batch * width);
         let state_loc = state.map_or((TAPE, 0..0), |s| self.val(s));
@@ -290,15 +155,15 @@ impl Graph<'_> {
         let ([gxv, ghv, sv], [yv, sav, prev]) = self.split(reads, writes);
         let shapes = CellShape { batch, steps, hidden, t };
         match cell {
-            Cell::Rnn => {
+            RecurrentCell::Rnn => {
                 shapes.preactivations(gxv, ghv, width, prev);
                 k::tanh(prev, yv);
             }
-            Cell::Lstm => lstm_forward(&shapes, gxv, ghv, sv, yv, sav, prev),
-            Cell::Gru => gru_forward(&shapes, gxv, ghv, sv, yv, sav, prev),
+            RecurrentCell::Lstm => lstm_forward(&shapes, gxv, ghv, sv, yv, sav, prev),
+            RecurrentCell::Gru => gru_forward(&shapes, gxv, ghv, sv, yv, sav, prev),
         }
-        let kind = cell.kind(t as u32);
-        self.record(OpKind::Sequence(kind), inputs, y, saved, IndexBlock::EMPTY, 0.0);
+        let kind = Kind { cell, t: t as u32 };
+        self.record(OpKind::Recurrent(kind), inputs, y, saved, IndexBlock::EMPTY, 0.0);
         Ok(y)
     }
 }
@@ -423,52 +288,10 @@ fn gru_forward(
 }
 
 pub(crate) fn backward(g: &mut Graph<'_>, op: &Op, kind: Kind) {
-    match kind {
-        Kind::SliceCols { start } => {
-            let x = op.inputs[0];
-            let cols = g.shape(x).last();
-            let out = g.shape(op.output);
-            let (rows, len) = (out.dims()[0], out.dims()[1]);
-            let (dy_loc, dx_loc) = (g.grad_loc(op.output), g.grad_loc(x));
-            let ([dy], [dx]) = g.split([dy_loc], [dx_loc]);
-            if !dx.is_empty() {
-                let start = start as usize;
-                move_cols(dy, len, 0, dx, cols, start, len, rows, Accum::Add);
-            }
-        }
-        Kind::ConcatCols => {
-            let total = g.shape(op.output).last();
-            let rows = g.shape(op.output).rows();
-            let mut at = 0;
-            for &x in op.inputs() {
-                let cols = g.shape(x).last();
-                let (dy_loc, dx_loc) = (g.grad_loc(op.output), g.grad_loc(x));
-                let ([dy], [dx]) = g.split([dy_loc], [dx_loc]);
-                if !dx.is_empty() {
-                    move_cols(dy, total, at, dx, cols, 0, cols, rows, Accum::Add);
-                }
-                at += cols;
-            }
-        }
-        Kind::TimeStep { t } => {
-            let x = op.inputs[0];
-            let dims = g.shape(x);
-            let (batch, steps, features) = (dims.dims()[0], dims.dims()[1], dims.dims()[2]);
-            let (dy_loc, dx_loc) = (g.grad_loc(op.output), g.grad_loc(x));
-            let ([dy], [dx]) = g.split([dy_loc], [dx_loc]);
-            if !dx.is_empty() {
-                let at = t as usize * features;
-                let row = steps * features;
-                move_cols(dy, features, 0, dx, row, at, features, batch, Accum::Add);
-            }
-        }
-        Kind::RnnCell { t } => cell_backward(g, op, Cell::Rnn, t as usize),
-        Kind::LstmCell { t } => cell_backward(g, op, Cell::Lstm, t as usize),
-        Kind::GruCell { t } => cell_backward(g, op, Cell::Gru, t as usize),
-    }
+    cell_backward(g, op, kind.cell, kind.t as usize)
 }
 
-fn cell_backward(g: &mut Graph<'_>, op: &Op, cell: Cell, t: usize) {
+fn cell_backward(g: &mut Graph<'_>, op: &Op, cell: RecurrentCell, t: usize) {
     let (gx, gh) = (op.inputs[0], op.inputs[1]);
     let state = (op.arity == 3).then(|| op.inputs[2]);
     let dims = g.shape(gx);
@@ -486,17 +309,17 @@ fn cell_backward(g: &mut Graph<'_>, op: &Op, cell: Cell, t: usize) {
     let writes = [g.blk(d), dgx_loc, dgh_loc, dstate_loc];
     let ([yv, dy, saved, ghv, sv], [dv, dgx, dgh, ds]) = g.split(reads, writes);
     match cell {
-        Cell::Rnn => {
+        RecurrentCell::Rnn => {
             k::tanh_backward(yv, dy, dv, Accum::Replace);
             s.scatter(dv, width, dgx);
             CellShape::gh_grad(dv, width, dgh);
         }
-        Cell::Lstm => {
+        RecurrentCell::Lstm => {
             lstm_backward(&s, saved, dy, sv, dv, ds);
             s.scatter(dv, width, dgx);
             CellShape::gh_grad(dv, width, dgh);
         }
-        Cell::Gru => {
+        RecurrentCell::Gru => {
             gru_backward(&s, saved, dy, ghv, sv, dv, ds);
             s.scatter(dv, width, dgx);
             // gh_n's gradient is r times gx_n's.
