@@ -209,4 +209,3 @@ pub(crate) fn backward(g: &mut Graph<'_>, op: &Op, kind: Kind) {
         }
     }
 }
-

@@ -2,6 +2,7 @@
 //! [`Graph`](crate::Graph) and the backward rules beside them.
 
 mod activation;
+pub(crate) mod columns;
 mod dropout;
 mod elementwise;
 mod embedding;
@@ -10,10 +11,9 @@ mod index;
 mod linear;
 mod loss;
 mod norm;
+pub(crate) mod recurrent;
 mod reduce;
 mod reshape;
-pub(crate) mod columns;
-pub(crate) mod recurrent;
 pub(crate) mod spatial;
 
 use crate::custom::CustomId;

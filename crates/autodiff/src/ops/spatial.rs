@@ -13,11 +13,7 @@ mod pool;
 pub(crate) enum Kind {
     /// x [N, C, H, W], w [O, C, kh, kw], b [O] (optional, as a third
     /// input); saves the im2col matrix.
-    Conv2d {
-        stride: u16,
-        padding: u16,
-        kernel: [u16; 2],
-    },
+    Conv2d { stride: u16, padding: u16, kernel: [u16; 2] },
     /// 2x2 window, stride 2; saves each window's argmax.
     MaxPool2d,
     /// Batch statistics (training); saves mean and 1/std per channel.
