@@ -9,6 +9,24 @@
 //! States are plain data (cloning copies a few dozen bytes), observations
 //! are written into the caller's buffer, and stepping allocates nothing.
 //! Every random draw comes from a `rand_pcg` generator seeded by `reset`.
+//!
+//! ```
+//! use minnow_envs::{CartPole, CartPoleConfig, Env};
+//!
+//! let mut env = CartPole::new(CartPoleConfig::default())?;
+//! env.reset(7);
+//! let mut obs = vec![0.0; env.observation_size()];
+//! let mut steps = 0;
+//! while !env.is_over() {
+//!     env.observe(&mut obs);
+//!     // Push the cart the way the pole leans and turns.
+//!     let step = env.step(if obs[2] + obs[3] > 0.0 { 1 } else { 0 })?;
+//!     steps += 1;
+//!     assert_eq!(step.reward, 1.0);
+//! }
+//! assert!(steps > 100, "the lean-following policy balances for a while");
+//! # Ok::<(), minnow_envs::EnvError>(())
+//! ```
 
 pub mod backgammon;
 pub mod cartpole;

@@ -8,6 +8,23 @@
 //! equal. Kernels never allocate and never see shapes beyond the row length
 //! they are given; a length mismatch is a bug in the caller and panics with
 //! the op's name and the lengths.
+//!
+//! ```
+//! use minnow_kernels::{Par, View, ViewMut, add, gemm, reference};
+//!
+//! let (a, b) = ([1.0, 2.0, 3.0], [10.0, 20.0, 30.0]);
+//! let mut sum = [0.0; 3];
+//! add(&a, &b, &mut sum);
+//! let mut twin = [0.0; 3];
+//! reference::add(&a, &b, &mut twin);
+//! assert_eq!(sum, twin);
+//!
+//! // [2, 3] x [3, 2]: b read through a transposed view of a [2, 3] matrix.
+//! let x = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+//! let mut y = [0.0; 4];
+//! gemm(ViewMut::new(&mut y, 2, 2), 0.0, View::new(&x, 2, 3), View::new(&x, 2, 3).t(), 1.0, Par::Seq);
+//! assert_eq!(y, [14.0, 32.0, 32.0, 77.0]);
+//! ```
 
 #[macro_use]
 mod dispatch;

@@ -1,20 +1,38 @@
-//! Reinforcement learning for minnow. So far, the replay machinery a DQN
-//! learner draws its minibatches from:
+//! Reinforcement learning for minnow, generic over the environment and game
+//! traits of `minnow-envs`:
 //!
-//! - [`ReplayBuffer`]: a preallocated ring of transitions, struct of
-//!   arrays, sampled uniformly into a caller's [`Batch`].
-//! - [`SumTree`] and [`PrioritizedReplay`]: proportional prioritized replay
-//!   with stratified sampling, beta annealing and importance weights.
-//! - [`NStep`]: n-step returns (n = 1..=5), correct at terminal states and
-//!   at time-limit truncations.
-//! - [`EpsilonSchedule`]: linear and exponential exploration schedules.
-//! - [`SavedState`]: every piece above saved as named flat `f32` arrays and
-//!   JSON metadata (see [`state`]), for checkpoints that resume exactly.
-//! - [`ntuple`]: n-tuple networks (sums of lookup tables over cell
-//!   patterns) learned by TD(0) on afterstates, with sparse updates.
+//! - [`dqn`]: deep Q-learning (double, dueling, n-step, prioritized replay,
+//!   target networks, an environment model's all-action targets,
+//!   curriculum, evaluation, exact checkpoints).
+//! - [`mcts`] and [`alphazero`]: Monte Carlo tree search (PUCT, batched
+//!   leaf evaluation, chance nodes, an MCTS-solver) and AlphaZero-style
+//!   self-play training of a policy-value network.
+//! - [`afterstate`]: TD(λ) on afterstate values (TD-Gammon), with 1-ply
+//!   and 2-ply search; [`ntuple`]: n-tuple networks learned by TD(0).
+//! - [`puzzle`]: search for single-agent puzzles (batched weighted A*,
+//!   bidirectional BFS) and a cost-to-go learned by value iteration.
+//! - The replay machinery underneath: [`ReplayBuffer`], [`SumTree`] and
+//!   [`PrioritizedReplay`], [`NStep`] returns, [`EpsilonSchedule`], and
+//!   [`SavedState`] for checkpoints that resume exactly.
 //!
-//! After construction, pushing, sampling and updating priorities allocate
+//! After construction, stepping, searching, pushing and sampling allocate
 //! nothing. Every random draw comes from a generator the caller passes in.
+//!
+//! MCTS finds tic-tac-toe's winning move (X holds 0 and 1, so 2 wins):
+//!
+//! ```
+//! use minnow_envs::TicTacToe;
+//! use minnow_rl::mcts::{MctsConfig, Search, UniformEvaluator};
+//! use rand::SeedableRng;
+//!
+//! let game = TicTacToe::from_moves(&[0, 3, 1, 4])?;
+//! let config = MctsConfig { simulations: 400, dirichlet_fraction: 0.0, ..MctsConfig::default() };
+//! let mut search = Search::new(&config, &game)?;
+//! let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
+//! search.run(&mut UniformEvaluator, false, &mut rng)?;
+//! assert_eq!(search.choose_action(0.0, &mut rng)?, 2);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod afterstate;
 pub mod alphazero;

@@ -1,17 +1,19 @@
-//! Shapes and tensors for minnow: row-major `f32` data that is either owned
-//! (an aligned buffer) or borrowed (from an arena, a parameter store, a
-//! caller's slice), and destination-taking ops (`add_into`, `matmul_into`,
-//! ...) that allocate nothing and return a [`TensorError`] naming both
-//! shapes when they do not fit.
+//! Shapes for minnow: a [`Shape`] of up to [`MAX_RANK`] dimensions that is
+//! `Copy` and never allocates, and the [`TensorError`] every layer above
+//! reports wrong shapes with (naming the op and both shapes).
+//!
+//! ```
+//! use minnow_tensor::Shape;
+//! let s = Shape::new(&[2, 3, 4]).unwrap();
+//! assert_eq!((s.numel(), s.last()), (24, 4));
+//! assert!(Shape::new(&[usize::MAX, 2]).is_err());
+//! ```
 
 mod error;
-mod ops;
 mod shape;
-mod tensor;
 
 pub use error::TensorError;
-pub use ops::*;
 pub use shape::{MAX_RANK, Shape};
-pub use tensor::{AsTensor, AsTensorMut, Tensor, TensorMut, TensorRef};
 
+/// A result whose error is a [`TensorError`].
 pub type Result<T, E = TensorError> = std::result::Result<T, E>;
