@@ -37,18 +37,22 @@ impl AlignedBuf {
         buf
     }
 
+    /// Floats held.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether it holds none.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
+    /// The first float, 64-byte aligned.
     pub fn as_ptr(&self) -> *const f32 {
         self.ptr.as_ptr()
     }
 
+    /// The first float, mutably.
     pub fn as_mut_ptr(&mut self) -> *mut f32 {
         self.ptr.as_ptr()
     }

@@ -5,7 +5,9 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 /// Heap allocations (and reallocations) and the bytes they asked for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AllocStats {
+    /// Allocations (and reallocations) made.
     pub allocations: u64,
+    /// Bytes they asked for.
     pub bytes: u64,
 }
 

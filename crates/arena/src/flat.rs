@@ -16,6 +16,7 @@ pub struct FlatArena {
 }
 
 impl FlatArena {
+    /// An empty arena; it grows on the first step.
     pub fn new() -> Self {
         Self::default()
     }
@@ -61,15 +62,18 @@ impl FlatArena {
         self.used
     }
 
+    /// Frees every block from `mark` (a [`FlatArena::mark`]) on.
     pub fn truncate(&mut self, mark: usize) {
         assert!(mark <= self.used, "FlatArena::truncate: mark {mark} is past the end {}", self.used);
         self.used = mark;
     }
 
+    /// Floats handed out since the last reset, alignment padding included.
     pub fn used(&self) -> usize {
         self.used
     }
 
+    /// Floats it can hand out before it grows.
     pub fn capacity(&self) -> usize {
         self.buf.len()
     }
@@ -79,10 +83,12 @@ impl FlatArena {
         &mut self.buf
     }
 
+    /// A block's values.
     pub fn get(&self, range: Range<usize>) -> &[f32] {
         &self.buf[range]
     }
 
+    /// A block's values, mutably.
     pub fn get_mut(&mut self, range: Range<usize>) -> &mut [f32] {
         &mut self.buf[range]
     }

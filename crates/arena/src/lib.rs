@@ -29,6 +29,8 @@
 //! }
 //! ```
 
+#![warn(missing_docs)]
+
 mod aligned;
 mod arena;
 mod counting;

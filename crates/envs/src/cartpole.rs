@@ -8,11 +8,15 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
+/// Gravity, m/s² (the physics constants are gymnasium's).
 pub const GRAVITY: f64 = 9.8;
+/// Mass of the cart, kg.
 pub const MASS_CART: f64 = 1.0;
+/// Mass of the pole, kg.
 pub const MASS_POLE: f64 = 0.1;
 /// Half the pole's length.
 pub const HALF_LENGTH: f64 = 0.5;
+/// The push, N.
 pub const FORCE: f64 = 10.0;
 /// Seconds per step.
 pub const TAU: f64 = 0.02;
@@ -23,10 +27,12 @@ pub const X_THRESHOLD: f64 = 2.4;
 /// Each state variable starts uniform in [-0.05, 0.05).
 pub const INITIAL_BOUND: f64 = 0.05;
 
-/// Actions.
+/// Push the cart left (action 0).
 pub const PUSH_LEFT: usize = 0;
+/// Push the cart right (action 1).
 pub const PUSH_RIGHT: usize = 1;
 
+/// CartPole's options.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CartPoleConfig {
@@ -41,6 +47,7 @@ impl Default for CartPoleConfig {
 }
 
 impl CartPoleConfig {
+    /// Checks every field, naming the one out of range.
     pub fn validate(&self) -> Result<(), EnvError> {
         if self.max_steps == 0 {
             return Err(EnvError::InvalidConfig {
@@ -66,6 +73,7 @@ pub struct CartPole {
 }
 
 impl CartPole {
+    /// A CartPole with `config`, reset with seed 0.
     pub fn new(config: CartPoleConfig) -> Result<Self, EnvError> {
         config.validate()?;
         let mut env = Self { config, state: [0.0; 4], steps: 0, over: false };
@@ -85,6 +93,7 @@ impl CartPole {
         self.over = false;
     }
 
+    /// Steps taken in this episode.
     pub fn steps(&self) -> usize {
         self.steps
     }

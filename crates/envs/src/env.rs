@@ -3,6 +3,7 @@ use crate::EnvError;
 /// The outcome of one step.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Step {
+    /// The reward for the step.
     pub reward: f32,
     /// The episode reached a terminal state: bootstrapping stops here
     /// (the cube is solved, 2048 has no move left, the pole fell).

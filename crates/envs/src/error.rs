@@ -5,30 +5,120 @@ use thiserror::Error;
 /// allocates.
 #[derive(Clone, Debug, Error, PartialEq)]
 pub enum EnvError {
+    /// An action index past the action count.
     #[error("{env}: action {action} is out of range 0..{action_count}")]
-    ActionOutOfRange { env: &'static str, action: usize, action_count: usize },
+    ActionOutOfRange {
+        /// The environment.
+        env: &'static str,
+        /// The action given.
+        action: usize,
+        /// Actions the environment has.
+        action_count: usize,
+    },
+    /// An action the current state does not allow.
     #[error("{env}: action {action} is illegal in this state; the legal-action mask is {legal:#b}")]
-    IllegalAction { env: &'static str, action: usize, legal: u64 },
+    IllegalAction {
+        /// The environment.
+        env: &'static str,
+        /// The action given.
+        action: usize,
+        /// Bitmask of the legal actions.
+        legal: u64,
+    },
+    /// A step after the episode ended.
     #[error("{env}: the episode is over (done or truncated); call reset before stepping again")]
-    EpisodeOver { env: &'static str },
+    EpisodeOver {
+        /// The environment.
+        env: &'static str,
+    },
+    /// A move the position does not allow.
     #[error("{game}: action {action} is not legal in this position")]
-    IllegalMove { game: &'static str, action: usize },
+    IllegalMove {
+        /// The game.
+        game: &'static str,
+        /// The action given.
+        action: usize,
+    },
+    /// A player move at a chance node, or a chance outcome at a player's turn.
     #[error("{game}: expected {expected}, but the game state is {found}")]
-    WrongTurn { game: &'static str, expected: &'static str, found: &'static str },
+    WrongTurn {
+        /// The game.
+        game: &'static str,
+        /// What was expected.
+        expected: &'static str,
+        /// What was found.
+        found: &'static str,
+    },
+    /// A chance outcome past the node's outcomes.
     #[error("{game}: chance outcome {outcome} is out of range 0..{outcomes}")]
-    OutcomeOutOfRange { game: &'static str, outcome: usize, outcomes: usize },
+    OutcomeOutOfRange {
+        /// The game.
+        game: &'static str,
+        /// The outcome given.
+        outcome: usize,
+        /// Outcomes the chance node has.
+        outcomes: usize,
+    },
+    /// A die value outside 1 to 6.
     #[error("{game}: a die shows {die}, expected 1 to 6")]
-    InvalidDie { game: &'static str, die: u8 },
+    InvalidDie {
+        /// The game.
+        game: &'static str,
+        /// The die value.
+        die: u8,
+    },
+    /// A side without exactly 15 checkers.
     #[error("{game}: player {player} has {found} checkers on the points, the bar and off, expected 15")]
-    CheckerCount { game: &'static str, player: usize, found: u32 },
+    CheckerCount {
+        /// The game.
+        game: &'static str,
+        /// The player.
+        player: usize,
+        /// What was found.
+        found: u32,
+    },
+    /// A position the rules cannot reach.
     #[error("{game}: invalid position: {problem}")]
-    InvalidPosition { game: &'static str, problem: &'static str },
+    InvalidPosition {
+        /// The game.
+        game: &'static str,
+        /// What is wrong.
+        problem: &'static str,
+    },
+    /// A config value out of range.
     #[error("{env} config: {field} must be {expected}, found {found}")]
-    InvalidConfig { env: &'static str, field: &'static str, expected: &'static str, found: f64 },
+    InvalidConfig {
+        /// The environment.
+        env: &'static str,
+        /// The config field.
+        field: &'static str,
+        /// What was expected.
+        expected: &'static str,
+        /// What was found.
+        found: f64,
+    },
+    /// A cube state index past the number of states.
     #[error("cube2: state index {index} is out of range 0..{count}")]
-    StateIndexOutOfRange { index: u64, count: u64 },
+    StateIndexOutOfRange {
+        /// The position in the input (0-based).
+        index: u64,
+        /// How many there are.
+        count: u64,
+    },
+    /// A distance larger than the cube's diameter.
     #[error("cube2: optimal distance {distance} does not exist; distances run from 0 to {diameter}")]
-    DistanceOutOfRange { distance: usize, diameter: usize },
+    DistanceOutOfRange {
+        /// The distance asked for.
+        distance: usize,
+        /// The largest distance there is.
+        diameter: usize,
+    },
+    /// A 2048 cell that holds no tile value.
     #[error("2048: cell {cell} holds {value}, expected 0 or a power of two from 2 to 32768")]
-    InvalidTile { cell: usize, value: u32 },
+    InvalidTile {
+        /// The cell (0-15, row by row).
+        cell: usize,
+        /// The value it holds.
+        value: u32,
+    },
 }

@@ -36,6 +36,7 @@ pub trait Game: Clone {
     /// (who opens, an opening roll) comes from `seed`.
     fn reset(&mut self, seed: u64);
 
+    /// Whose turn it is: a player's, chance's, or the game is over.
     fn turn(&self) -> Turn;
 
     /// Writes the legal actions (ascending) into `out[..n]` and returns

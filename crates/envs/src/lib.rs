@@ -28,6 +28,8 @@
 //! # Ok::<(), minnow_envs::EnvError>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod backgammon;
 pub mod cartpole;
 pub mod connect4;

@@ -105,7 +105,7 @@ kernel! {
 }
 
 kernel! {
-    /// Broadcast bias add: out[r, j] = x[r, j] + bias[j], rows of `bias.len()`.
+    /// Broadcast bias add: `out[r, j] = x[r, j] + bias[j]`, rows of `bias.len()`.
     pub fn bias_add(x: &[f32], bias: &[f32], out: &mut [f32]);
     check {
         same_len("bias_add", &[x.len(), out.len()]);
@@ -125,7 +125,7 @@ kernel! {
 }
 
 kernel! {
-    /// Fused bias add and ReLU: out[r, j] = max(x[r, j] + bias[j], 0).
+    /// Fused bias add and ReLU: `out[r, j] = max(x[r, j] + bias[j], 0)`.
     /// Usually called in place on a GEMM output, so `x` may be `out`'s copy.
     pub fn bias_relu(x: &[f32], bias: &[f32], out: &mut [f32]);
     check {

@@ -6,10 +6,15 @@ use crate::same_len;
 /// already folded in by [`AdamParams::new`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AdamParams {
+    /// Learning rate.
     pub lr: f32,
+    /// Decay of the first moment.
     pub beta1: f32,
+    /// Decay of the second moment.
     pub beta2: f32,
+    /// Added to the denominator.
     pub eps: f32,
+    /// Weight decay (L2 or decoupled, see `decoupled`).
     pub weight_decay: f32,
     /// AdamW (decay the weights directly) rather than Adam (add decay to the gradient).
     pub decoupled: bool,

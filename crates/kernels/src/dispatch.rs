@@ -4,8 +4,11 @@ use std::sync::atomic::{AtomicU8, Ordering};
 /// The instruction set a kernel call runs with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
+    /// The baseline target: no SIMD beyond what it guarantees.
     Scalar,
+    /// AVX2 with FMA: 256-bit registers.
     Avx2,
+    /// AVX-512 (F, VL, BW, DQ) with FMA: 512-bit registers.
     Avx512,
 }
 

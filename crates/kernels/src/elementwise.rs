@@ -91,7 +91,7 @@ kernel! {
     }
 }
 
-/// x[i] = value
+/// `x[i] = value`
 pub fn fill(x: &mut [f32], value: f32) {
     x.fill(value);
 }

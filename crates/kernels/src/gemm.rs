@@ -35,10 +35,12 @@ impl<'a> View<'a> {
         Self { rows: self.cols, cols: self.rows, row_stride: self.col_stride, col_stride: self.row_stride, ..self }
     }
 
+    /// Rows, as viewed.
     pub fn rows(&self) -> usize {
         self.rows
     }
 
+    /// Columns, as viewed.
     pub fn cols(&self) -> usize {
         self.cols
     }
@@ -86,21 +88,25 @@ pub struct ViewMut<'a> {
 }
 
 impl<'a> ViewMut<'a> {
+    /// A contiguous row-major `rows x cols` matrix.
     #[track_caller]
     pub fn new(data: &'a mut [f32], rows: usize, cols: usize) -> Self {
         Self::with_ld(data, rows, cols, cols)
     }
 
+    /// A row-major `rows x cols` matrix whose rows start `ld` floats apart.
     #[track_caller]
     pub fn with_ld(data: &'a mut [f32], rows: usize, cols: usize, ld: usize) -> Self {
         check_footprint("ViewMut", data.len(), rows, cols, ld);
         Self { data, rows, cols, ld }
     }
 
+    /// Rows.
     pub fn rows(&self) -> usize {
         self.rows
     }
 
+    /// Columns.
     pub fn cols(&self) -> usize {
         self.cols
     }

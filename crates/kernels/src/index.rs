@@ -11,7 +11,7 @@ fn check_index(op: &str, idx: &[u32], bound: usize) {
     }
 }
 
-/// dst row i = src row idx[i]; rows of `cols`.
+/// dst row i = src row `idx[i]`; rows of `cols`.
 #[track_caller]
 pub fn gather_rows(src: &[f32], cols: usize, idx: &[u32], dst: &mut [f32]) {
     let rows = whole_rows("gather_rows", src.len(), cols);
@@ -24,7 +24,7 @@ pub fn gather_rows(src: &[f32], cols: usize, idx: &[u32], dst: &mut [f32]) {
 }
 
 kernel! {
-    /// dst row idx[i] += src row i; rows of `cols`. Repeated indices add up.
+    /// dst row `idx[i]` += src row i; rows of `cols`. Repeated indices add up.
     pub fn scatter_add_rows(src: &[f32], cols: usize, idx: &[u32], dst: &mut [f32]);
     check {
         let rows = whole_rows("scatter_add_rows", dst.len(), cols);
@@ -44,7 +44,7 @@ kernel! {
     }
 }
 
-/// out[r] = x[r, idx[r]] for a (rows, cols) matrix.
+/// `out[r] = x[r, idx[r]]` for a (rows, cols) matrix.
 #[track_caller]
 pub fn gather_cols(x: &[f32], cols: usize, idx: &[u32], out: &mut [f32]) {
     let rows = whole_rows("gather_cols", x.len(), cols);
@@ -55,7 +55,7 @@ pub fn gather_cols(x: &[f32], cols: usize, idx: &[u32], out: &mut [f32]) {
     }
 }
 
-/// dx[r, idx[r]] += dy[r]: the backward of `gather_cols`.
+/// `dx[r, idx[r]] += dy[r]`: the backward of `gather_cols`.
 #[track_caller]
 pub fn scatter_add_cols(dy: &[f32], cols: usize, idx: &[u32], dx: &mut [f32]) {
     let rows = whole_rows("scatter_add_cols", dx.len(), cols);

@@ -4,7 +4,7 @@
 //!
 //! Every kernel is compiled three times (AVX-512, AVX2+FMA, baseline) and
 //! picks one at run time, once per call ([`level`]). Each has a plain scalar
-//! twin with the same signature in [`reference`]; property tests hold them
+//! twin with the same signature in [`mod@reference`]; property tests hold them
 //! equal. Kernels never allocate and never see shapes beyond the row length
 //! they are given; a length mismatch is a bug in the caller and panics with
 //! the op's name and the lengths.
@@ -25,6 +25,8 @@
 //! gemm(ViewMut::new(&mut y, 2, 2), 0.0, View::new(&x, 2, 3), View::new(&x, 2, 3).t(), 1.0, Par::Seq);
 //! assert_eq!(y, [14.0, 32.0, 32.0, 77.0]);
 //! ```
+
+#![warn(missing_docs)]
 
 #[macro_use]
 mod dispatch;
@@ -61,7 +63,9 @@ pub use softmax::*;
 /// Whether a kernel overwrites its destination or adds into it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Accum {
+    /// Overwrite the destination.
     Replace,
+    /// Add into the destination.
     Add,
 }
 

@@ -10,10 +10,15 @@ use crate::same_len;
 /// Hyperparameters of one SGD step.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SgdParams {
+    /// Learning rate.
     pub lr: f32,
+    /// Momentum factor mu (0: none).
     pub momentum: f32,
+    /// Dampening of the gradient in the momentum update.
     pub dampening: f32,
+    /// L2 penalty added to the gradient.
     pub weight_decay: f32,
+    /// Nesterov momentum.
     pub nesterov: bool,
     /// The momentum buffer holds nothing yet: this step sets it to the
     /// gradient (PyTorch's `buf = clone(grad)`) instead of decaying it.
@@ -58,10 +63,15 @@ kernel! {
 /// Hyperparameters of one RMSprop step.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RmsPropParams {
+    /// Learning rate.
     pub lr: f32,
+    /// Smoothing constant of the squared-gradient average.
     pub alpha: f32,
+    /// Added to the denominator.
     pub eps: f32,
+    /// L2 penalty added to the gradient.
     pub weight_decay: f32,
+    /// Momentum factor (0: none).
     pub momentum: f32,
     /// Normalise by an estimate of the variance rather than the raw second moment.
     pub centered: bool,
@@ -152,7 +162,9 @@ fn rmsprop_pass<const CENTERED: bool, const MOMENTUM: bool>(
 pub struct AdaGradParams {
     /// lr / (1 + (t - 1) * lr_decay)
     pub lr: f32,
+    /// Added to the denominator.
     pub eps: f32,
+    /// L2 penalty added to the gradient.
     pub weight_decay: f32,
 }
 

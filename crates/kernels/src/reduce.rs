@@ -51,7 +51,7 @@ kernel! {
 }
 
 kernel! {
-    /// Column sums of a row-major `rows x cols` matrix: out[j] (+)= Σ_r x[r, j].
+    /// Column sums of a row-major `rows x cols` matrix: `out[j] (+)= Σ_r x[r, j]`.
     /// The bias gradient and the backward of a broadcast add. It is memory
     /// bound, so it streams whole rows (four at a time) into `out`, which
     /// stays in L1, rather than striding down columns.

@@ -8,144 +8,169 @@ fn put(d: &mut f32, v: f32, accum: Accum) {
     *d = if accum == Accum::Add { *d + v } else { v };
 }
 
+/// The scalar twin of [`crate::add`].
 pub fn add(a: &[f32], b: &[f32], out: &mut [f32]) {
     for i in 0..out.len() {
         out[i] = a[i] + b[i];
     }
 }
 
+/// The scalar twin of [`crate::sub`].
 pub fn sub(a: &[f32], b: &[f32], out: &mut [f32]) {
     for i in 0..out.len() {
         out[i] = a[i] - b[i];
     }
 }
 
+/// The scalar twin of [`crate::mul`].
 pub fn mul(a: &[f32], b: &[f32], out: &mut [f32]) {
     for i in 0..out.len() {
         out[i] = a[i] * b[i];
     }
 }
 
+/// The scalar twin of [`crate::add_assign`].
 pub fn add_assign(dst: &mut [f32], x: &[f32]) {
     for i in 0..dst.len() {
         dst[i] += x[i];
     }
 }
 
+/// The scalar twin of [`crate::mul_add_assign`].
 pub fn mul_add_assign(dst: &mut [f32], a: &[f32], b: &[f32]) {
     for i in 0..dst.len() {
         dst[i] += a[i] * b[i];
     }
 }
 
+/// The scalar twin of [`crate::axpy`].
 pub fn axpy(alpha: f32, x: &[f32], y: &mut [f32]) {
     for i in 0..y.len() {
         y[i] += alpha * x[i];
     }
 }
 
+/// The scalar twin of [`crate::scale`].
 pub fn scale(alpha: f32, x: &mut [f32]) {
     for v in x {
         *v *= alpha;
     }
 }
 
+/// The scalar twin of [`crate::scale_into`].
 pub fn scale_into(alpha: f32, x: &[f32], out: &mut [f32]) {
     for i in 0..out.len() {
         out[i] = alpha * x[i];
     }
 }
 
+/// The scalar twin of [`crate::relu`].
 pub fn relu(x: &[f32], out: &mut [f32]) {
     for i in 0..x.len() {
         out[i] = if x[i] > 0.0 { x[i] } else { 0.0 };
     }
 }
 
+/// The scalar twin of [`crate::relu_backward`].
 pub fn relu_backward(y: &[f32], dy: &[f32], dx: &mut [f32], accum: Accum) {
     for i in 0..y.len() {
         put(&mut dx[i], if y[i] > 0.0 { dy[i] } else { 0.0 }, accum);
     }
 }
 
+/// The scalar twin of [`crate::leaky_relu`].
 pub fn leaky_relu(x: &[f32], slope: f32, out: &mut [f32]) {
     for i in 0..x.len() {
         out[i] = if x[i] > 0.0 { x[i] } else { slope * x[i] };
     }
 }
 
+/// The scalar twin of [`crate::leaky_relu_backward`].
 pub fn leaky_relu_backward(x: &[f32], slope: f32, dy: &[f32], dx: &mut [f32], accum: Accum) {
     for i in 0..x.len() {
         put(&mut dx[i], if x[i] > 0.0 { dy[i] } else { slope * dy[i] }, accum);
     }
 }
 
+/// The scalar twin of [`crate::sigmoid`].
 pub fn sigmoid(x: &[f32], out: &mut [f32]) {
     for i in 0..x.len() {
         out[i] = 1.0 / (1.0 + (-x[i]).exp());
     }
 }
 
+/// The scalar twin of [`crate::sigmoid_backward`].
 pub fn sigmoid_backward(y: &[f32], dy: &[f32], dx: &mut [f32], accum: Accum) {
     for i in 0..y.len() {
         put(&mut dx[i], dy[i] * y[i] * (1.0 - y[i]), accum);
     }
 }
 
+/// The scalar twin of [`crate::tanh`].
 pub fn tanh(x: &[f32], out: &mut [f32]) {
     for i in 0..x.len() {
         out[i] = x[i].tanh();
     }
 }
 
+/// The scalar twin of [`crate::tanh_backward`].
 pub fn tanh_backward(y: &[f32], dy: &[f32], dx: &mut [f32], accum: Accum) {
     for i in 0..y.len() {
         put(&mut dx[i], dy[i] * (1.0 - y[i] * y[i]), accum);
     }
 }
 
+/// The scalar twin of [`crate::exp`].
 pub fn exp(x: &[f32], out: &mut [f32]) {
     for i in 0..x.len() {
         out[i] = x[i].exp();
     }
 }
 
+/// The scalar twin of [`crate::bias_add`].
 pub fn bias_add(x: &[f32], bias: &[f32], out: &mut [f32]) {
     for i in 0..x.len() {
         out[i] = x[i] + bias[i % bias.len()];
     }
 }
 
+/// The scalar twin of [`crate::bias_relu`].
 pub fn bias_relu(x: &[f32], bias: &[f32], out: &mut [f32]) {
     for i in 0..x.len() {
         out[i] = (x[i] + bias[i % bias.len()]).max(0.0);
     }
 }
 
+/// The scalar twin of [`crate::bias_add_inplace`].
 pub fn bias_add_inplace(x: &mut [f32], bias: &[f32]) {
     for i in 0..x.len() {
         x[i] += bias[i % bias.len()];
     }
 }
 
+/// The scalar twin of [`crate::bias_relu_inplace`].
 pub fn bias_relu_inplace(x: &mut [f32], bias: &[f32]) {
     for i in 0..x.len() {
         x[i] = (x[i] + bias[i % bias.len()]).max(0.0);
     }
 }
 
+/// The scalar twin of [`crate::sum`].
 pub fn sum(x: &[f32]) -> f32 {
     x.iter().map(|&v| v as f64).sum::<f64>() as f32
 }
 
+/// The scalar twin of [`crate::dot`].
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(&x, &y)| x as f64 * y as f64).sum::<f64>() as f32
 }
 
+/// The scalar twin of [`crate::sum_squares`].
 pub fn sum_squares(x: &[f32]) -> f32 {
     x.iter().map(|&v| v as f64 * v as f64).sum::<f64>() as f32
 }
 
+/// The scalar twin of [`crate::row_max_argmax`].
 pub fn row_max_argmax(x: &[f32], cols: usize, max: &mut [f32], argmax: &mut [u32]) {
     for r in 0..max.len() {
         let row = &x[r * cols..(r + 1) * cols];
@@ -160,6 +185,7 @@ pub fn row_max_argmax(x: &[f32], cols: usize, max: &mut [f32], argmax: &mut [u32
     }
 }
 
+/// The scalar twin of [`crate::col_sums`].
 pub fn col_sums(x: &[f32], cols: usize, out: &mut [f32], accum: Accum) {
     for j in 0..cols {
         let mut s = 0.0f64;
@@ -170,6 +196,7 @@ pub fn col_sums(x: &[f32], cols: usize, out: &mut [f32], accum: Accum) {
     }
 }
 
+/// The scalar twin of [`crate::softmax_rows`].
 pub fn softmax_rows(x: &[f32], cols: usize, y: &mut [f32]) {
     for (yr, xr) in y.chunks_mut(cols).zip(x.chunks(cols)) {
         let m = xr.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
@@ -180,6 +207,7 @@ pub fn softmax_rows(x: &[f32], cols: usize, y: &mut [f32]) {
     }
 }
 
+/// The scalar twin of [`crate::log_softmax_rows`].
 pub fn log_softmax_rows(x: &[f32], cols: usize, y: &mut [f32]) {
     for (yr, xr) in y.chunks_mut(cols).zip(x.chunks(cols)) {
         let m = xr.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
@@ -190,6 +218,7 @@ pub fn log_softmax_rows(x: &[f32], cols: usize, y: &mut [f32]) {
     }
 }
 
+/// The scalar twin of [`crate::softmax_rows_backward`].
 pub fn softmax_rows_backward(y: &[f32], dy: &[f32], cols: usize, dx: &mut [f32], accum: Accum) {
     for r in 0..y.len() / cols {
         let row = r * cols..(r + 1) * cols;
@@ -200,6 +229,7 @@ pub fn softmax_rows_backward(y: &[f32], dy: &[f32], cols: usize, dx: &mut [f32],
     }
 }
 
+/// The scalar twin of [`crate::log_softmax_rows_backward`].
 pub fn log_softmax_rows_backward(y: &[f32], dy: &[f32], cols: usize, dx: &mut [f32], accum: Accum) {
     for r in 0..y.len() / cols {
         let row = r * cols..(r + 1) * cols;
@@ -210,6 +240,7 @@ pub fn log_softmax_rows_backward(y: &[f32], dy: &[f32], cols: usize, dx: &mut [f
     }
 }
 
+/// The scalar twin of [`crate::layer_norm`].
 pub fn layer_norm(x: &[f32], gamma: &[f32], beta: &[f32], eps: f32, y: &mut [f32], mean: &mut [f32], rstd: &mut [f32]) {
     let cols = gamma.len();
     for r in 0..mean.len() {
@@ -225,6 +256,7 @@ pub fn layer_norm(x: &[f32], gamma: &[f32], beta: &[f32], eps: f32, y: &mut [f32
     }
 }
 
+/// The scalar twin of [`crate::layer_norm_relu`].
 pub fn layer_norm_relu(
     x: &[f32],
     gamma: &[f32],
@@ -240,6 +272,7 @@ pub fn layer_norm_relu(
     }
 }
 
+/// The scalar twin of [`crate::layer_norm_backward`].
 pub fn layer_norm_backward(
     x: &[f32],
     dy: &[f32],
@@ -267,6 +300,7 @@ pub fn layer_norm_backward(
     }
 }
 
+/// The scalar twin of [`crate::scatter_add_rows`].
 pub fn scatter_add_rows(src: &[f32], cols: usize, idx: &[u32], dst: &mut [f32]) {
     for (i, &row) in idx.iter().enumerate() {
         for j in 0..cols {
@@ -275,6 +309,7 @@ pub fn scatter_add_rows(src: &[f32], cols: usize, idx: &[u32], dst: &mut [f32]) 
     }
 }
 
+/// The scalar twin of [`crate::adam_step`].
 pub fn adam_step(params: &mut [f32], grads: &[f32], m: &mut [f32], v: &mut [f32], hp: &AdamParams) {
     for i in 0..params.len() {
         let mut g = grads[i];
@@ -319,6 +354,7 @@ pub fn gemm(
     }
 }
 
+/// The scalar twin of [`crate::sgd_step`].
 pub fn sgd_step(params: &mut [f32], grads: &[f32], momentum_buf: &mut [f32], hp: &crate::SgdParams) {
     for i in 0..params.len() {
         let mut g = grads[i] + hp.weight_decay * params[i];
@@ -338,6 +374,7 @@ pub fn sgd_step(params: &mut [f32], grads: &[f32], momentum_buf: &mut [f32], hp:
     }
 }
 
+/// The scalar twin of [`crate::rmsprop_step`].
 pub fn rmsprop_step(
     params: &mut [f32],
     grads: &[f32],
@@ -366,6 +403,7 @@ pub fn rmsprop_step(
     }
 }
 
+/// The scalar twin of [`crate::adagrad_step`].
 pub fn adagrad_step(params: &mut [f32], grads: &[f32], sum: &mut [f32], hp: &crate::AdaGradParams) {
     for i in 0..params.len() {
         let g = grads[i] + hp.weight_decay * params[i];
@@ -374,6 +412,7 @@ pub fn adagrad_step(params: &mut [f32], grads: &[f32], sum: &mut [f32], hp: &cra
     }
 }
 
+/// The scalar twin of [`crate::clip_by_value`].
 pub fn clip_by_value(x: &mut [f32], limit: f32) {
     for v in x.iter_mut() {
         *v = v.clamp(-limit, limit);
@@ -406,6 +445,7 @@ fn gelu_cdf(x: f64) -> f64 {
     if x < 0.0 { tail } else { 1.0 - tail }
 }
 
+/// The scalar twin of [`crate::gelu`].
 pub fn gelu(x: &[f32], out: &mut [f32]) {
     for i in 0..x.len() {
         let v = x[i] as f64;
@@ -413,6 +453,7 @@ pub fn gelu(x: &[f32], out: &mut [f32]) {
     }
 }
 
+/// The scalar twin of [`crate::gelu_backward`].
 pub fn gelu_backward(x: &[f32], dy: &[f32], dx: &mut [f32], accum: Accum) {
     for i in 0..x.len() {
         let v = x[i] as f64;

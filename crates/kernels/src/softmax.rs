@@ -4,7 +4,7 @@
 use crate::{Accum, math, same_len, whole_rows};
 
 kernel! {
-    /// y[r] = exp(x[r] - max) / Σ exp(x[r] - max)
+    /// `y[r] = exp(x[r] - max) / Σ exp(x[r] - max)`
     pub fn softmax_rows(x: &[f32], cols: usize, y: &mut [f32]);
     check {
         same_len("softmax_rows", &[x.len(), y.len()]);
@@ -28,7 +28,7 @@ kernel! {
 }
 
 kernel! {
-    /// y[r] = x[r] - max - ln Σ exp(x[r] - max)
+    /// `y[r] = x[r] - max - ln Σ exp(x[r] - max)`
     pub fn log_softmax_rows(x: &[f32], cols: usize, y: &mut [f32]);
     check {
         same_len("log_softmax_rows", &[x.len(), y.len()]);

@@ -9,6 +9,8 @@
 //! assert!(Shape::new(&[usize::MAX, 2]).is_err());
 //! ```
 
+#![warn(missing_docs)]
+
 mod error;
 mod shape;
 

@@ -46,10 +46,12 @@ impl Shape {
         Self { dims: [rows, cols, 0, 0, 0, 0], rank: 2 }
     }
 
+    /// The dimensions, outermost first.
     pub fn dims(&self) -> &[usize] {
         &self.dims[..self.rank as usize]
     }
 
+    /// The number of dimensions.
     pub fn rank(&self) -> usize {
         self.rank as usize
     }

@@ -92,6 +92,7 @@ pub const OBSERVATION_SIZE: usize = 202;
 /// Action source of the bar (`action = 6 * source + die - 1`); points
 /// `p` are sources `POINT_SOURCE + p`.
 pub const BAR_SOURCE: usize = 1;
+/// Action source of point 0; point `p` is source `POINT_SOURCE + p`.
 pub const POINT_SOURCE: usize = 2;
 
 /// The action that moves a checker from point `point` (mover's view) by `die`.
@@ -104,6 +105,7 @@ pub const fn bar_action(die: u8) -> usize {
     6 * BAR_SOURCE + die as usize - 1
 }
 
+/// Backgammon's rule options.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BackgammonConfig {
@@ -197,6 +199,7 @@ impl Backgammon {
         })
     }
 
+    /// The rule options.
     pub fn config(&self) -> &BackgammonConfig {
         &self.config
     }

@@ -13,6 +13,7 @@ use std::collections::HashSet;
 pub struct Play {
     actions: [u8; 4],
     len: u8,
+    /// The game after the play.
     pub after: Backgammon,
 }
 
@@ -46,6 +47,7 @@ impl Default for TurnPlays {
 }
 
 impl TurnPlays {
+    /// An empty list with room for every play of a roll.
     pub fn new() -> Self {
         Self {
             plays: Vec::with_capacity(RESERVED_PLAYS),

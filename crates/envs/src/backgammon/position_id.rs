@@ -30,20 +30,56 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 /// What can be wrong with a typed or pasted Position ID.
 #[derive(Clone, Debug, Error, PartialEq)]
 pub enum PositionIdError {
+    /// An ID of the wrong length.
     #[error("position ID '{id}': {found} characters, expected {ID_LENGTH}")]
-    Length { id: String, found: usize },
+    Length {
+        /// The ID as given.
+        id: String,
+        /// What was found.
+        found: usize,
+    },
+    /// A character outside the base64 alphabet.
     #[error("position ID '{id}': character {index} is '{found}', expected a base64 character (A-Z, a-z, 0-9, + or /)")]
-    Character { id: String, index: usize, found: char },
+    Character {
+        /// The ID as given.
+        id: String,
+        /// The position in the input (0-based).
+        index: usize,
+        /// What was found.
+        found: char,
+    },
+    /// A key that ends before both sides' checkers.
     #[error(
         "position ID '{id}': the key ends inside the {side}'s checkers, expected 25 points (24 and the bar) for each side"
     )]
-    Truncated { id: String, side: &'static str },
+    Truncated {
+        /// The ID as given.
+        id: String,
+        /// The side ("player on roll" or "opponent").
+        side: &'static str,
+    },
+    /// A side with more than 15 checkers.
     #[error("position ID '{id}': the {side} has {found} checkers on the board and the bar, expected at most 15")]
-    TooManyCheckers { id: String, side: &'static str, found: u32 },
+    TooManyCheckers {
+        /// The ID as given.
+        id: String,
+        /// The side ("player on roll" or "opponent").
+        side: &'static str,
+        /// What was found.
+        found: u32,
+    },
+    /// Both sides on one point.
     #[error("position ID '{id}': both sides have checkers on the same point, expected at most one side per point")]
-    SharedPoint { id: String },
+    SharedPoint {
+        /// The ID as given.
+        id: String,
+    },
+    /// Bits set after the checkers.
     #[error("position ID '{id}': the key has bits set after both sides' checkers, expected zeros")]
-    Padding { id: String },
+    Padding {
+        /// The ID as given.
+        id: String,
+    },
 }
 
 /// The Position ID of `position`, the mover being the player on roll.

@@ -24,10 +24,17 @@ pub const INPUTS: usize = 122;
 /// The published weights (`data/pubeval/weights.tsv`).
 const WEIGHTS_TSV: &str = include_str!("../../../../data/pubeval/weights.tsv");
 
+/// What can be wrong with pubeval's weights.
 #[derive(Clone, Debug, Error, PartialEq)]
 pub enum PubevalError {
+    /// A malformed line of the weights file.
     #[error("pubeval weights, line {line}: {problem}")]
-    Weights { line: usize, problem: String },
+    Weights {
+        /// The line of the file (1-based).
+        line: usize,
+        /// What is wrong.
+        problem: String,
+    },
 }
 
 /// The two weight vectors.

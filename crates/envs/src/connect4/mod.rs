@@ -21,7 +21,9 @@ pub mod pons;
 use crate::game::{check_player_turn, not_a_chance_node};
 use crate::{EnvError, Game, Turn};
 
+/// Columns of the board.
 pub const COLUMNS: usize = 7;
+/// Rows of the board.
 pub const ROWS: usize = 6;
 /// Bits per column: six rows and the empty sentinel.
 const HEIGHT: usize = ROWS + 1;

@@ -32,31 +32,94 @@ pub const PONS_SETS: [(&str, &str); 6] = [
 /// What can be wrong with a test-set file; every variant names the line.
 #[derive(Debug, Error)]
 pub enum PonsError {
+    /// The file cannot be read.
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A line that is not a test position.
     #[error(
         "line {line}: not a test position: {message} (expected {{\"moves\":..,\"score\":..,\"move_scores\":[7 entries]}})"
     )]
-    Json { line: usize, message: String },
+    Json {
+        /// The line of the file (1-based).
+        line: usize,
+        /// What the JSON parser said.
+        message: String,
+    },
+    /// A move string character that is not a column.
     #[error("line {line}: moves: character {index} is '{found}', expected a column digit 1 to 7")]
-    BadMove { line: usize, index: usize, found: char },
+    BadMove {
+        /// The line of the file (1-based).
+        line: usize,
+        /// The character (0-based).
+        index: usize,
+        /// What was found.
+        found: char,
+    },
+    /// A move the position does not allow (a full column).
     #[error("line {line}: moves: stone {index} (column {column}) cannot be played: {problem}")]
-    IllegalMove { line: usize, index: usize, column: usize, problem: String },
+    IllegalMove {
+        /// The line of the file (1-based).
+        line: usize,
+        /// The stone (0-based).
+        index: usize,
+        /// The column (0-based).
+        column: usize,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A position where the game is over.
     #[error("line {line}: the game is already over after the moves, expected a position with a move to make")]
-    GameOver { line: usize },
+    GameOver {
+        /// The line of the file (1-based).
+        line: usize,
+    },
+    /// A line without 7 move scores.
     #[error("line {line}: move_scores has {found} entries, expected {COLUMNS}")]
-    ScoreCount { line: usize, found: usize },
+    ScoreCount {
+        /// The line of the file (1-based).
+        line: usize,
+        /// What was found.
+        found: usize,
+    },
+    /// A move score that contradicts the move's legality.
     #[error("line {line}: move_scores[{index}] is {found}, expected {expected}")]
-    ScoreMismatch { line: usize, index: usize, expected: &'static str, found: String },
+    ScoreMismatch {
+        /// The line of the file (1-based).
+        line: usize,
+        /// The stone (0-based).
+        index: usize,
+        /// What was expected.
+        expected: &'static str,
+        /// What was found.
+        found: String,
+    },
+    /// A score that is not the best move score.
     #[error("line {line}: score is {score}, expected the best move score {best}")]
-    BestScore { line: usize, score: i32, best: i32 },
+    BestScore {
+        /// The line of the file (1-based).
+        line: usize,
+        /// The score the line gives.
+        score: i32,
+        /// The best move score.
+        best: i32,
+    },
+    /// A file with no positions.
     #[error("{path}: holds no position")]
-    Empty { path: PathBuf },
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
 }
 
 /// One test position: the game and the exact score of each column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PonsPosition {
+    /// The position after the moves.
     pub game: ConnectFour,
     /// Pons' score of playing each column for the side to move (positive
     /// wins); `None` for a full column.

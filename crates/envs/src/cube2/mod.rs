@@ -36,6 +36,7 @@ impl Default for Cube2Config {
 }
 
 impl Cube2Config {
+    /// Checks every field, naming the one out of range.
     pub fn validate(&self) -> Result<(), EnvError> {
         let bad = |field, expected, found: f64| Err(EnvError::InvalidConfig { env: "cube2", field, expected, found });
         if self.scramble_depth == 0 {
@@ -67,6 +68,7 @@ pub struct Cube2 {
 }
 
 impl Cube2 {
+    /// A cube environment with `config`.
     pub fn new(config: Cube2Config) -> Result<Self, EnvError> {
         config.validate()?;
         let mut env = Self { config, state: CubeState::SOLVED, steps: 0, over: false };
@@ -74,6 +76,7 @@ impl Cube2 {
         Ok(env)
     }
 
+    /// Its options.
     pub fn config(&self) -> &Cube2Config {
         &self.config
     }
@@ -103,6 +106,7 @@ impl Cube2 {
         self.over = false;
     }
 
+    /// The cube's current state.
     pub fn state(&self) -> &CubeState {
         &self.state
     }

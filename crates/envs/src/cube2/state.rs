@@ -162,8 +162,10 @@ impl Default for CubeState {
 }
 
 impl CubeState {
+    /// The solved cube.
     pub const SOLVED: CubeState = CubeState(0x0706_0504_0302_0100);
 
+    /// Whether every face shows one colour.
     pub fn is_solved(&self) -> bool {
         *self == Self::SOLVED
     }

@@ -7,12 +7,17 @@
 use crate::EnvError;
 use std::sync::OnceLock;
 
-/// Moves, in action order.
+/// Slide left (the moves are actions 0-3).
 pub const LEFT: usize = 0;
+/// Slide right.
 pub const RIGHT: usize = 1;
+/// Slide up.
 pub const UP: usize = 2;
+/// Slide down.
 pub const DOWN: usize = 3;
+/// The number of moves.
 pub const MOVE_COUNT: usize = 4;
+/// The moves' names, in action order.
 pub const MOVE_NAMES: [&str; MOVE_COUNT] = ["left", "right", "up", "down"];
 
 /// The largest exponent a cell holds. Two 32768 tiles do not merge (a
@@ -81,6 +86,7 @@ fn slide_row_left(row: u16) -> (u16, u32) {
 }
 
 impl Board {
+    /// A board with no tile.
     pub const EMPTY: Board = Board(0);
 
     /// The board with these tile values, row by row from the top (0 for an

@@ -23,6 +23,7 @@ pub enum BoardEncoding {
 }
 
 impl BoardEncoding {
+    /// Length of an observation in this encoding.
     pub fn observation_size(&self) -> usize {
         match self {
             BoardEncoding::OneHot => 16 * 16,
@@ -78,9 +79,11 @@ impl BoardEncoding {
     }
 }
 
+/// 2048's options.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Game2048Config {
+    /// How observations encode the board.
     pub encoding: BoardEncoding,
     /// Chance that a spawned tile is a 4 rather than a 2 (0.1 in the original game).
     pub four_probability: f64,
@@ -93,6 +96,7 @@ impl Default for Game2048Config {
 }
 
 impl Game2048Config {
+    /// Checks every field, naming the one out of range.
     pub fn validate(&self) -> Result<(), EnvError> {
         if !(0.0..=1.0).contains(&self.four_probability) {
             return Err(EnvError::InvalidConfig {
@@ -127,6 +131,7 @@ pub struct Game2048 {
 }
 
 impl Game2048 {
+    /// A 2048 game with `config`.
     pub fn new(config: Game2048Config) -> Result<Self, EnvError> {
         config.validate()?;
         board::prepare_tables();
@@ -144,6 +149,7 @@ impl Game2048 {
         Ok(env)
     }
 
+    /// Its options.
     pub fn config(&self) -> &Game2048Config {
         &self.config
     }
@@ -157,6 +163,7 @@ impl Game2048 {
         self.refresh();
     }
 
+    /// The current board.
     pub fn board(&self) -> Board {
         self.board
     }
