@@ -56,7 +56,7 @@ pub(crate) use error::Check;
 pub use error::{Result, RlError};
 pub use n_step::{MAX_N, NStep, NStepConfig, Step};
 pub use prioritized::{PrioritizedConfig, PrioritizedReplay};
-pub use replay::{ReplayBuffer, ReplayConfig, Sampling, StoredTransition};
+pub use replay::{ReplayBuffer, ReplayConfig, Sampling};
 pub use state::{SavedArray, SavedState, StateSource, restore_rng, save_rng};
 pub use sum_tree::SumTree;
 pub use transition::{Transition, TransitionSink};

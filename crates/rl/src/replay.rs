@@ -100,18 +100,6 @@ pub struct ReplayBuffer {
     pushed: u64,
 }
 
-/// The fields of one stored transition.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct StoredTransition<'a> {
-    pub obs: &'a [f32],
-    pub action: u32,
-    pub reward: f32,
-    pub next_obs: &'a [f32],
-    pub next_mask: &'a [f32],
-    pub done: bool,
-    pub discount: f32,
-}
-
 impl ReplayBuffer {
     pub fn config(&self) -> &ReplayConfig {
         &self.config
@@ -191,10 +179,10 @@ impl ReplayBuffer {
 
     /// The transition in `slot` (`slot < len`).
     #[track_caller]
-    pub fn get(&self, slot: usize) -> StoredTransition<'_> {
+    pub fn get(&self, slot: usize) -> Transition<'_> {
         assert!(slot < self.len, "ReplayBuffer::get: slot {slot} out of range for {} stored", self.len);
         let (o, m) = (self.config.obs_size, self.config.mask_size());
-        StoredTransition {
+        Transition {
             obs: &self.obs[slot * o..(slot + 1) * o],
             action: self.actions[slot],
             reward: self.rewards[slot],

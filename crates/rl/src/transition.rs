@@ -10,7 +10,7 @@ use crate::Result;
 /// is the number of rewards actually summed (fewer than `n` near an
 /// episode's end). `next_mask` holds the legal-action mask of `next_obs`
 /// (1 legal, 0 not) when the buffer stores masks, and is empty otherwise.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Transition<'a> {
     pub obs: &'a [f32],
     pub action: u32,
