@@ -69,6 +69,7 @@ mod rollout;
 // The one module allowed `unsafe`: calls into target-feature copies.
 #[allow(unsafe_code)]
 mod simd;
+mod target;
 mod team;
 pub mod train;
 pub mod trained;
