@@ -30,7 +30,8 @@ const CA_STEPS: usize = 6;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let seed = std::env::args().nth(1).map(|s| s.parse()).transpose()?.unwrap_or(1);
     let rows: Vec<&str> = DRAWING.lines().filter(|l| !l.trim().is_empty()).collect();
-    let (height, width) = (rows.len(), rows[0].len());
+    let width = rows.first().ok_or("the drawing is empty")?.len();
+    let height = rows.len();
     if let Some(r) = rows.iter().position(|r| r.len() != width) {
         return Err(format!("drawing row {} has {} cells, the first has {width}", r + 1, rows[r].len()).into());
     }
@@ -58,21 +59,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let mut trainer = CheckerboardTrainer::new(&config)?;
     trainer.set_target(&target)?;
+    let mut perfect = false;
     for _ in 0..config.train_steps {
         let report = trainer.step()?;
-        if report.step % 50 == 0 || report.hard_errors == 0 {
+        perfect = report.hard_errors == 0;
+        if report.step % 50 == 0 || perfect {
             let right = 100.0 * report.hard_accuracy;
             println!("step {:3}: soft loss {:7.3}, hard circuit {right:5.1}% right", report.step, report.loss);
         }
         // The batch came out exactly right: keep this circuit.
-        if report.hard_errors == 0 {
+        if perfect {
             break;
         }
     }
 
     // The circuit behind the last report (taken before that step's update).
     let program = HardProgram::new(trainer.model().circuit(), trainer.last_ops(), config.ca.boundary, Prune::Channel0);
-    println!("kept circuit: {} gates", program.gate_count());
+    let which = if perfect {
+        "the first circuit to get a whole batch right"
+    } else {
+        "the last circuit (no batch came out right)"
+    };
+    println!("kept {which}: {} gates", program.gate_count());
     let mut rng = rand_pcg::Pcg64::seed_from_u64(seed + 1);
     let trials = 100;
     let exact =

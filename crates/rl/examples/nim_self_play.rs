@@ -84,7 +84,7 @@ impl Game for Nim {
 
 /// The winning number of stones to take, if there is one.
 fn perfect(stones: usize) -> Option<usize> {
-    (stones % 4 != 0).then_some(stones % 4)
+    (!stones.is_multiple_of(4)).then_some(stones % 4)
 }
 
 fn main() -> Result<(), RlError> {
