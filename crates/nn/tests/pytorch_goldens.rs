@@ -4,9 +4,9 @@
 //!
 //! Tolerance: every element within 1e-5 of the tensor's largest
 //! magnitude (`TOLERANCE`). Both sides compute in f32 but sum in other
-//! orders (GEMM blocking, the convolution's reductions) and minnow's SIMD
-//! exp/tanh are approximations good to a few ulp, so bitwise equality is
-//! not expected. The largest differences measured are 2.7e-7 of the scale
+//! orders (GEMM blocking, the convolution's reductions) and evaluate
+//! sigmoid and tanh with their own kernels, so bitwise equality is not
+//! expected. The largest differences measured are 2.7e-7 of the scale
 //! (a Conv2d kernel gradient; outputs at most 2.3e-7), so the bound
 //! leaves a margin of over 30 while a wrong index, gate order or missing
 //! term moves values by percents.
