@@ -16,6 +16,8 @@
 //!   accuracy each step; [`checkpoint`]: atomic checkpoints, exact resume.
 //! - [`population`]: several members trained side by side, and the one
 //!   policy that picks the circuit a run keeps.
+//! - `CheckerboardTrainer::set_target`: any target grid in place of the
+//!   checkerboard (the `drawn_pattern` example grows an ASCII drawing).
 //! - [`hard`]: argmax circuits, pruned, run bit-parallel (64 cells per
 //!   `u64`), written as text, Verilog or C (`HardProgram::to_verilog`,
 //!   `to_c`); [`trained`] ships a trained checkerboard circuit.
@@ -69,6 +71,7 @@ mod rollout;
 // The one module allowed `unsafe`: calls into target-feature copies.
 #[allow(unsafe_code)]
 mod simd;
+mod target;
 mod team;
 pub mod train;
 pub mod trained;

@@ -464,7 +464,7 @@ pub struct CheckerboardTrainer {
     pub(crate) ca: LogicCa,
     pub(crate) optimizer: AdamW,
     fixed: Arc<Fixed>,
-    data: Arc<RwLock<StepData>>,
+    pub(crate) data: Arc<RwLock<StepData>>,
     team: Team,
     main: Worker,
     probs: Vec<f32>,
