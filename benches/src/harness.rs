@@ -16,20 +16,30 @@ pub enum Work {
 /// A benchmark: built once (all allocation happens there), then `run`
 /// repeatedly. `run` must do the same work every call.
 pub trait Workload {
+    /// The name `cargo xtask bench` prints and filters on.
     fn name(&self) -> String;
+    /// The work one call does, for the throughput column.
     fn work(&self) -> Work;
+    /// One call: the work to time.
     fn run(&mut self);
 }
 
 /// The timing of one workload: per-call times over the samples.
 #[derive(Clone, Debug, Serialize)]
 pub struct Measurement {
+    /// The workload.
     pub name: String,
+    /// Median time per call, ns.
     pub median_ns: f64,
+    /// Fastest sample, ns per call.
     pub min_ns: f64,
+    /// Slowest sample, ns per call.
     pub max_ns: f64,
+    /// Samples taken.
     pub samples: usize,
+    /// Calls timed together in one sample.
     pub calls_per_sample: usize,
+    /// The work of one call.
     pub work: Work,
     /// Heap allocations per call, counted over all timed calls (needs the
     /// counting allocator installed; xtask installs it).
@@ -51,6 +61,7 @@ impl Measurement {
 /// How long to spend on each workload.
 #[derive(Clone, Copy, Debug)]
 pub struct Budget {
+    /// Untimed calls before the first round.
     pub warm_up: Duration,
     /// Measuring time per workload per round.
     pub per_round: Duration,
@@ -58,16 +69,19 @@ pub struct Budget {
     /// the run, so a noisy moment on a shared machine hits every workload
     /// alike and the ratios measured in one run stay fair.
     pub rounds: usize,
+    /// Samples per workload per round.
     pub samples_per_round: usize,
 }
 
 impl Budget {
+    /// The budget of `cargo xtask bench`.
     pub const FULL: Budget = Budget {
         warm_up: Duration::from_millis(200),
         per_round: Duration::from_millis(400),
         rounds: 4,
         samples_per_round: 30,
     };
+    /// The budget of `cargo xtask bench --quick` (noisier).
     pub const QUICK: Budget = Budget {
         warm_up: Duration::from_millis(50),
         per_round: Duration::from_millis(150),

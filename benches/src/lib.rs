@@ -2,6 +2,8 @@
 //! and the harness that times them. `cargo xtask bench` runs them; the
 //! names stay fixed so results compare across time.
 
+#![warn(missing_docs)]
+
 mod harness;
 mod profile;
 pub mod workloads;

@@ -5,21 +5,30 @@ use crate::workloads::{az::AzForward, dqn};
 use minnow_autodiff::{Profile, Tape};
 use std::time::{Duration, Instant};
 
+/// One op's share of a profiled step.
 #[derive(Clone, Debug)]
 pub struct ProfileRow {
+    /// Forward, backward or optimiser.
     pub phase: &'static str,
+    /// The op's name.
     pub op: &'static str,
+    /// Its time per step.
     pub per_step: Duration,
+    /// Its calls per step.
     pub calls_per_step: f64,
 }
 
+/// A workload's step broken down by op.
 #[derive(Clone, Debug)]
 pub struct ProfileReport {
+    /// The workload.
     pub workload: String,
+    /// Steps profiled.
     pub steps: usize,
     /// Wall time per step with profiling on (timing each op adds about
     /// 50 ns per op).
     pub per_step: Duration,
+    /// Per op, slowest first.
     pub rows: Vec<ProfileRow>,
 }
 

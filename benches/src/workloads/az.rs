@@ -7,8 +7,10 @@ use crate::{Work, Workload};
 use minnow_nn::{Params, PolicyValueNet, PolicyValueNetConfig, Tape};
 use rand::SeedableRng;
 
+/// The network: 198 inputs, 4 residual blocks of width 140, 676 policy logits.
 pub const CONFIG: PolicyValueNetConfig = PolicyValueNetConfig { inputs: 198, width: 140, blocks: 4, policy: 676 };
 
+/// `az_forward/bB`: one inference call at batch B.
 #[allow(missing_debug_implementations)]
 pub struct AzForward {
     name: String,
@@ -22,6 +24,7 @@ pub struct AzForward {
 }
 
 impl AzForward {
+    /// The workload at `batch`.
     pub fn new(batch: usize) -> Self {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(2);
         let mut params = Params::new();
@@ -38,6 +41,7 @@ impl AzForward {
         }
     }
 
+    /// The network's parameters.
     pub fn params(&self) -> &Params {
         &self.params
     }
@@ -53,6 +57,7 @@ impl AzForward {
         Ok(())
     }
 
+    /// The tape (for profiles).
     pub fn tape_mut(&mut self) -> &mut Tape {
         &mut self.tape
     }
@@ -71,6 +76,7 @@ impl Workload for AzForward {
     }
 }
 
+/// Adds this file's workloads to `list`.
 pub fn register(list: &mut Vec<Box<dyn Workload>>) {
     for batch in [1, 8, 64] {
         list.push(Box::new(AzForward::new(batch)));

@@ -10,8 +10,10 @@ use minnow_nn::{DigitsCnn, DigitsCnnConfig, Params, Tape};
 use minnow_optim::{Adam, AdamConfig, Optimizer};
 use rand::SeedableRng;
 
+/// Images per step.
 pub const BATCH: usize = 64;
 
+/// `conv2d/digits`: one training step.
 #[allow(missing_debug_implementations)]
 pub struct ConvStep {
     model: DigitsCnn,
@@ -24,6 +26,7 @@ pub struct ConvStep {
 }
 
 impl ConvStep {
+    /// The workload, on fixed random images.
     pub fn new() -> Self {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(3);
         let mut params = Params::new();
@@ -56,6 +59,7 @@ impl ConvStep {
         Ok(loss)
     }
 
+    /// The tape (for profiles).
     pub fn tape_mut(&mut self) -> &mut Tape {
         &mut self.tape
     }
@@ -91,6 +95,7 @@ impl Workload for ConvStep {
     }
 }
 
+/// Adds this file's workloads to `list`.
 pub fn register(list: &mut Vec<Box<dyn Workload>>) {
     list.push(Box::new(ConvStep::new()));
 }

@@ -12,6 +12,7 @@ use minnow_nn::{Mlp, MlpConfig, Params, Tape};
 use minnow_optim::{Adam, AdamConfig, Optimizer};
 use rand::SeedableRng;
 
+/// One DQN training step of an MLP Q-network.
 #[allow(missing_debug_implementations)]
 pub struct DqnStep {
     name: String,
@@ -34,6 +35,7 @@ pub struct DqnStep {
 }
 
 impl DqnStep {
+    /// The step of an MLP of `sizes` at `batch`, named `name`.
     pub fn new(name: &str, sizes: &[usize], batch: usize) -> Self {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
         let mut online = Params::new();
@@ -120,14 +122,17 @@ impl Workload for DqnStep {
     }
 }
 
+/// `dqn_step/cube`: MLP 144-128-64-6 at batch 64.
 pub fn cube() -> DqnStep {
     DqnStep::new("dqn_step/cube", &[144, 128, 64, 6], 64)
 }
 
+/// `dqn_step/2048`: MLP 16-64-64-4 at batch 32.
 pub fn game2048() -> DqnStep {
     DqnStep::new("dqn_step/2048", &[16, 64, 64, 4], 32)
 }
 
+/// Adds this file's workloads to `list`.
 pub fn register(list: &mut Vec<Box<dyn Workload>>) {
     list.push(Box::new(cube()));
     list.push(Box::new(game2048()));

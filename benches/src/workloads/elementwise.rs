@@ -104,6 +104,7 @@ impl Workload for Kernel {
     }
 }
 
+/// Adds this file's workloads to `list`.
 pub fn register(list: &mut Vec<Box<dyn Workload>>) {
     const SMALL: usize = 64 * 128;
     const LARGE: usize = 4 << 20;

@@ -13,6 +13,7 @@ use rand_pcg::Pcg64Mcg;
 /// Environment steps per `run` call.
 const STEPS_PER_CALL: usize = 4096;
 
+/// Random-action steps of one environment.
 #[derive(Debug)]
 pub struct EnvSteps<E: Env> {
     env: E,
@@ -22,6 +23,7 @@ pub struct EnvSteps<E: Env> {
 }
 
 impl<E: Env> EnvSteps<E> {
+    /// The workload on `env`.
     pub fn new(env: E) -> Self {
         let observation = vec![0.0; env.observation_size()];
         Self { env, rng: Pcg64Mcg::seed_from_u64(17), observation, episodes: 0 }
@@ -59,18 +61,22 @@ impl<E: Env> Workload for EnvSteps<E> {
     }
 }
 
+/// `env/cube2`.
 pub fn cube2() -> EnvSteps<Cube2> {
     EnvSteps::new(Cube2::new(Cube2Config { scramble_depth: 14, ..Cube2Config::default() }).expect("valid config"))
 }
 
+/// `env/2048`.
 pub fn game2048() -> EnvSteps<Game2048> {
     EnvSteps::new(Game2048::new(Game2048Config::default()).expect("valid config"))
 }
 
+/// `env/cartpole`.
 pub fn cartpole() -> EnvSteps<CartPole> {
     EnvSteps::new(CartPole::new(CartPoleConfig::default()).expect("valid config"))
 }
 
+/// Adds this file's workloads to `list`.
 pub fn register(list: &mut Vec<Box<dyn Workload>>) {
     list.push(Box::new(cube2()));
     list.push(Box::new(game2048()));

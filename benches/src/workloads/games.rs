@@ -15,6 +15,7 @@ use rand_pcg::Pcg64Mcg;
 /// Game steps per `run` call.
 const STEPS_PER_CALL: usize = 4096;
 
+/// Random self-play steps of one two-player game.
 #[derive(Debug)]
 pub struct GameSteps<G: Game> {
     game: G,
@@ -26,6 +27,7 @@ pub struct GameSteps<G: Game> {
 }
 
 impl<G: Game> GameSteps<G> {
+    /// The workload on `game`.
     pub fn new(game: G) -> Self {
         Self {
             game,
@@ -86,14 +88,17 @@ impl<G: Game> Workload for GameSteps<G> {
     }
 }
 
+/// `env/connect4`.
 pub fn connect4() -> GameSteps<ConnectFour> {
     GameSteps::new(ConnectFour::new())
 }
 
+/// `env/backgammon`.
 pub fn backgammon() -> GameSteps<Backgammon> {
     GameSteps::new(Backgammon::new(BackgammonConfig::default()))
 }
 
+/// Adds this file's workloads to `list`.
 pub fn register(list: &mut Vec<Box<dyn Workload>>) {
     list.push(Box::new(connect4()));
     list.push(Box::new(backgammon()));

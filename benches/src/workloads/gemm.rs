@@ -145,6 +145,7 @@ fn linear(list: &mut Vec<Box<dyn Workload>>, batch: usize, inp: usize, out: usiz
     }
 }
 
+/// Adds this file's workloads to `list`.
 pub fn register(list: &mut Vec<Box<dyn Workload>>) {
     for n in [64, 128, 256, 512, 1024] {
         trio(list, &n.to_string(), n, n, n, Op::Nn);

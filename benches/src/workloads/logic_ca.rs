@@ -14,6 +14,7 @@ use crate::{Work, Workload};
 use minnow_logic::{BitGrid, CheckerboardConfig, CheckerboardTrainer, HardProgram, HardScratch};
 use rand::{Rng, SeedableRng};
 
+/// `logic_ca/step`: one training step.
 #[allow(missing_debug_implementations)]
 pub struct LogicCaStep {
     trainer: CheckerboardTrainer,
@@ -21,6 +22,7 @@ pub struct LogicCaStep {
 }
 
 impl LogicCaStep {
+    /// The workload, from the default config.
     pub fn new() -> Self {
         let config = CheckerboardConfig::default();
         let cells = config.ca.cells();
@@ -53,6 +55,7 @@ impl Workload for LogicCaStep {
     }
 }
 
+/// `logic_ca/hard`: bit-parallel steps of a hard circuit.
 #[allow(missing_debug_implementations)]
 pub struct LogicCaHard {
     program: HardProgram,
@@ -65,6 +68,7 @@ pub struct LogicCaHard {
 pub const HARD_SIDE: usize = 512;
 
 impl LogicCaHard {
+    /// The workload: the stored trained checkerboard circuit on a random 512x512 grid.
     pub fn new() -> Self {
         let program = minnow_logic::trained::checkerboard();
         let mut grid = BitGrid::new(HARD_SIDE, HARD_SIDE, program.channels());
@@ -107,6 +111,7 @@ impl Workload for LogicCaHard {
     }
 }
 
+/// Adds this file's workloads to `list`.
 pub fn register(list: &mut Vec<Box<dyn Workload>>) {
     list.push(Box::new(LogicCaStep::new()));
     list.push(Box::new(LogicCaHard::new()));

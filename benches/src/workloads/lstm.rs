@@ -8,9 +8,12 @@ use minnow_nn::{DIGIT_CLASSES, DIGIT_COLS, DIGIT_ROWS, DigitsLstm, DigitsLstmCon
 use minnow_optim::{Adam, AdamConfig, Optimizer};
 use rand::SeedableRng;
 
+/// Sequences per step.
 pub const BATCH: usize = 64;
+/// Hidden width.
 pub const HIDDEN: usize = 64;
 
+/// `lstm/digits`: one training step.
 #[allow(missing_debug_implementations)]
 pub struct LstmDigits {
     model: DigitsLstm,
@@ -22,6 +25,7 @@ pub struct LstmDigits {
 }
 
 impl LstmDigits {
+    /// The workload, on fixed random digits.
     pub fn new() -> Self {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(3);
         let mut params = Params::new();
@@ -54,6 +58,7 @@ impl LstmDigits {
         Ok(loss)
     }
 
+    /// The tape (for profiles).
     pub fn tape_mut(&mut self) -> &mut Tape {
         &mut self.tape
     }
@@ -88,6 +93,7 @@ impl Workload for LstmDigits {
     }
 }
 
+/// Adds this file's workloads to `list`.
 pub fn register(list: &mut Vec<Box<dyn Workload>>) {
     list.push(Box::new(LstmDigits::new()));
 }

@@ -27,8 +27,11 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use std::sync::Arc;
 
+/// Simulations per move.
 pub const SIMULATIONS: u32 = 100;
+/// Games in lock step.
 pub const GAMES: usize = 64;
+/// Leaves per tree per round.
 pub const LEAVES: u32 = 4;
 /// Calls (moves of every game) the games workload measures game length over.
 pub const GAME_SAMPLE_CALLS: u64 = 600;
@@ -45,11 +48,14 @@ pub struct SelfPlay {
     rng: Pcg64Mcg,
     outcomes: Vec<f32>,
     games_started: u64,
+    /// Games finished so far.
     pub games_finished: u64,
+    /// Moves played so far.
     pub moves: u64,
 }
 
 impl SelfPlay {
+    /// The games, their trees and the network, from `seed`.
     pub fn new(seed: u64) -> Self {
         let mut rng = Pcg64Mcg::seed_from_u64(2);
         let mut params = Params::new();
@@ -130,10 +136,12 @@ pub struct MctsBackgammon {
 }
 
 impl MctsBackgammon {
+    /// `mcts/backgammon`, or with `games` its games-per-second twin.
     pub fn new(games: bool) -> Self {
         Self { play: SelfPlay::new(1), games, games_per_call: 0.0 }
     }
 
+    /// The self-play loop (for profiles).
     pub fn self_play(&mut self) -> &mut SelfPlay {
         &mut self.play
     }
@@ -185,6 +193,7 @@ impl Workload for MctsBackgammonThreads {
     }
 }
 
+/// Adds this file's workloads to `list`.
 pub fn register(list: &mut Vec<Box<dyn Workload>>) {
     list.push(Box::new(MctsBackgammon::new(false)));
     list.push(Box::new(MctsBackgammon::new(true)));

@@ -65,6 +65,7 @@ impl Workload for ColSums {
     }
 }
 
+/// Adds this file's workloads to `list`.
 pub fn register(list: &mut Vec<Box<dyn Workload>>) {
     list.push(Box::new(FmaPeak));
     list.push(Box::new(Copy { src: filled(BIG, 3), dst: vec![0.0; BIG] }));

@@ -16,8 +16,10 @@ pub mod memory;
 /// optimiser, both converted by `?`.
 #[derive(Debug, thiserror::Error)]
 pub enum StepError {
+    /// A graph op failed.
     #[error(transparent)]
     Graph(#[from] minnow_autodiff::Error),
+    /// The optimiser failed.
     #[error(transparent)]
     Optim(#[from] minnow_optim::OptimError),
 }
