@@ -70,7 +70,7 @@ pub fn run(args: TrainArgs) -> Result<(), XtaskError> {
             Err(format!("train: --sweep-seeds is for logic-ca, not '{task}'").into())
         }
         // The task files still report errors as text.
-        Some(_) if task.starts_with("dqn-") => Ok(crate::dqn_task::train_dqn(&task, &args)?),
+        Some(_) if task.starts_with("dqn-") => crate::dqn_task::train_dqn(&task, &args),
         Some(_) if task == "ntuple-2048" => Ok(crate::ntuple_task::train_ntuple(&args)?),
         Some(_) if task == crate::cube_task::TASK => Ok(crate::cube_task::train_cube_solver(&args)?),
         Some(_) if task == crate::td_task::TASK => Ok(crate::td_task::train_td_backgammon(&args)?),
