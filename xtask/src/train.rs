@@ -71,9 +71,9 @@ pub fn run(args: TrainArgs) -> Result<(), XtaskError> {
         }
         // The task files still report errors as text.
         Some(_) if task.starts_with("dqn-") => crate::dqn_task::train_dqn(&task, &args),
-        Some(_) if task == "ntuple-2048" => Ok(crate::ntuple_task::train_ntuple(&args)?),
+        Some(_) if task == "ntuple-2048" => crate::ntuple_task::train_ntuple(&args),
         Some(_) if task == crate::cube_task::TASK => Ok(crate::cube_task::train_cube_solver(&args)?),
-        Some(_) if task == crate::td_task::TASK => Ok(crate::td_task::train_td_backgammon(&args)?),
+        Some(_) if task == crate::td_task::TASK => crate::td_task::train_td_backgammon(&args),
         Some(_) if task == "logic-ca" => Ok(crate::logic_task::train_logic_ca(&args)?),
         Some(_) if task.starts_with("az-") => Ok(crate::az_task::train_az(&task, &args)?),
         Some(_) => train_digits(&task, &args),

@@ -117,6 +117,17 @@ impl RunCheckpoint {
     /// Reads `path` and checks that it is a run checkpoint of `task` whose
     /// config identity is `identity`; an error names what differs.
     pub fn load(path: &Path, task: &str, identity: &str) -> Result<Self> {
+        let checkpoint = Self::read(path, task)?;
+        let saved = checkpoint.inner.require_meta("config_identity")?;
+        if saved != identity {
+            return Err(TrainError::ConfigMismatch { saved: saved.to_string(), current: identity.to_string() });
+        }
+        Ok(checkpoint)
+    }
+
+    /// Reads `path` and checks that it is a run checkpoint of `task`, under
+    /// whatever config (to evaluate a saved model, not to resume).
+    pub fn read(path: &Path, task: &str) -> Result<Self> {
         let inner = Checkpoint::load(path)?;
         let found = inner.meta("format");
         if found != Some(FORMAT) {
@@ -128,10 +139,6 @@ impl RunCheckpoint {
         let saved = inner.require_meta("task")?;
         if saved != task {
             return Err(TrainError::WrongTask { saved: saved.to_string(), current: task.to_string() });
-        }
-        let saved = inner.require_meta("config_identity")?;
-        if saved != identity {
-            return Err(TrainError::ConfigMismatch { saved: saved.to_string(), current: identity.to_string() });
         }
         Ok(Self { inner, path: path.to_path_buf() })
     }
