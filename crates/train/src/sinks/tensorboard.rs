@@ -57,8 +57,12 @@ impl TensorBoard {
         match std::fs::read(&path) {
             Ok(old) if step > 0 => {
                 for (i, record) in records(&old).enumerate() {
-                    let data =
-                        record.map_err(|detail| TrainError::CorruptEvents { path: path.clone(), record: i, detail })?;
+                    let data = match record {
+                        Ok(data) => data,
+                        // A crash while appending leaves a torn last record: drop it.
+                        Err(detail) if detail.starts_with("truncated") => break,
+                        Err(detail) => return Err(TrainError::CorruptEvents { path, record: i, detail }),
+                    };
                     if event_step(data).is_some_and(|s| s <= step) {
                         frame(data, &mut bytes);
                     }
@@ -261,6 +265,25 @@ mod tests {
             assert_eq!(out.len(), varint_len(value), "{value}");
             assert_eq!(take_varint(&mut out.as_slice()), Some(value));
         }
+    }
+
+    #[test]
+    fn a_torn_last_record_is_dropped_on_resume() {
+        let dir = std::env::temp_dir().join(format!("minnow-torn-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut sink = TensorBoard::open(&dir, 0).unwrap();
+        for step in 1..=3 {
+            sink.write(step, &[("loss", step as f64)]).unwrap();
+        }
+        drop(sink);
+        let path = dir.join(EVENT_FILE);
+        let whole = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &whole[..whole.len() - 5]).unwrap();
+        drop(TensorBoard::open(&dir, 2).unwrap());
+        let steps: Vec<u64> =
+            records(&std::fs::read(&path).unwrap()).map(|r| event_step(r.unwrap()).unwrap()).collect();
+        assert_eq!(steps, [0, 1, 2]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
