@@ -2,11 +2,12 @@
 //! progress bar, metrics, a learning curve, checkpoints with exact
 //! `--resume`, and a final greedy evaluation table.
 
+use crate::error::XtaskError;
 use crate::train::{FrontEnd, TrainArgs, layered};
 use minnow_envs::{CartPole, CartPoleConfig, Cube2, Cube2Config, Env, Game2048, Game2048Config};
 use minnow_rl::dqn::eval::{evaluate_2048, evaluate_cube, play_greedy};
 use minnow_rl::dqn::{DqnConfig, DqnEnv, DqnLearner, DqnRun, pretrain_cube};
-use minnow_train::{Event, Observer};
+use minnow_train::{Cadence, Metrics, Run, RunCheckpoint, RunCheckpointWriter, TrainError};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use std::time::Instant;
 
@@ -48,8 +49,6 @@ trait DqnTask: DqnEnv + Sized {
     /// Evaluation metrics (the headline first) and a table to print.
     fn evaluate(learner: &mut DqnLearner, env: &Self, count: usize, seed: u64) -> Result<(Metrics, String), String>;
 }
-
-type Metrics = Vec<(&'static str, f64)>;
 
 impl DqnTask for Cube2 {
     type EnvConfig = Cube2Config;
@@ -155,7 +154,7 @@ impl DqnTask for CartPole {
     }
 }
 
-pub fn train_dqn(task: &str, args: &TrainArgs) -> Result<(), String> {
+pub fn train_dqn(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
     // On a worker of rayon's pool, the learner's split matrix products
     // (`DqnConfig::threads`) queue locally, which allocates nothing.
     rayon::scope(|_| match task {
@@ -165,7 +164,69 @@ pub fn train_dqn(task: &str, args: &TrainArgs) -> Result<(), String> {
     })
 }
 
-fn train<E: DqnTask>(task: &str, args: &TrainArgs) -> Result<(), String> {
+/// A DQN task as the run driver sees it: the run, the task's evaluation
+/// and how often a step logs its statistics.
+struct TaskRun<E: DqnTask> {
+    run: DqnRun<E>,
+    env: E,
+    eval: EvalConfig,
+    log_every: u64,
+}
+
+impl<E: DqnTask> Run for TaskRun<E> {
+    fn task(&self) -> &str {
+        E::NAME
+    }
+
+    fn identity(&self) -> String {
+        self.run.config().identity()
+    }
+
+    fn step(&self) -> u64 {
+        self.run.env_steps()
+    }
+
+    fn total(&self) -> u64 {
+        self.run.config().env_steps
+    }
+
+    fn train_step(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
+        let before = self.run.env_steps();
+        self.run.step().map_err(TrainError::task)?;
+        if before / self.log_every != self.run.env_steps() / self.log_every {
+            let recent = self.run.recent();
+            metrics.extend([
+                ("loss", self.run.last_update().map_or(f64::NAN, |u| u.loss as f64)),
+                ("mean_return_last_100", recent.mean_return() as f64),
+                ("success_rate_last_100", recent.success_rate() as f64),
+                ("mean_length_last_100", recent.mean_length() as f64),
+                ("epsilon", self.run.epsilon() as f64),
+            ]);
+            if self.run.config().curriculum.is_some() {
+                metrics.push(("level", self.run.level() as f64));
+            }
+        }
+        Ok(())
+    }
+
+    fn evaluate(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
+        let (during, seed) = (self.eval.during, self.eval.seed);
+        let (results, _) =
+            E::evaluate(self.run.learner_mut(), &self.env, during, seed).map_err(|e| TrainError::Task(e.into()))?;
+        metrics.extend(results);
+        Ok(())
+    }
+
+    fn save(&self, checkpoint: &mut RunCheckpointWriter) -> Result<(), TrainError> {
+        self.run.save_state(checkpoint).map_err(TrainError::task)
+    }
+
+    fn restore(&mut self, checkpoint: &RunCheckpoint) -> Result<(), TrainError> {
+        self.run.restore_state(checkpoint).map_err(TrainError::task)
+    }
+}
+
+fn train<E: DqnTask>(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
     let mut config = layered(E::defaults(), args.config.as_deref())?;
     if let Some(seed) = args.seed {
         config.dqn.seed = seed;
@@ -177,82 +238,48 @@ fn train<E: DqnTask>(task: &str, args: &TrainArgs) -> Result<(), String> {
     let env = E::build(&config.env)?;
 
     let (out, checkpoint) = crate::train::run_dir(args, task)?;
-    let mut run = if args.resume {
-        DqnRun::resume(&config.dqn, env.clone(), &checkpoint).map_err(|e| e.to_string())?
-    } else {
-        let mut run = DqnRun::new(&config.dqn, env.clone()).map_err(|e| e.to_string())?;
-        if config.pretrain_steps > 0 {
-            let t = Instant::now();
-            let loss = E::pretrain(run.learner_mut(), &config.env, config.pretrain_steps, config.dqn.seed)?;
-            println!(
-                "pretrained on oracle values: {} steps in {:.1} s, final loss {loss:.4}",
-                config.pretrain_steps,
-                t.elapsed().as_secs_f64()
-            );
-        }
-        run
-    };
-    let config_json = serde_json::to_string_pretty(&config).unwrap_or_default();
-    std::fs::write(out.join("config.json"), config_json).map_err(|e| format!("{}: {e}", out.display()))?;
-
+    let run = DqnRun::new(&config.dqn, env.clone()).map_err(|e| e.to_string())?;
     let total = config.dqn.env_steps;
-    println!("training {task} for {total} environment steps -> {}", out.display());
-    let mut front = FrontEnd::open(&out, run.env_steps(), total, E::HEADLINE)?;
-    let (started, start_steps, start_updates) = (Instant::now(), run.env_steps(), run.learner().updates());
     let log_every = (total / 2000).max(config.dqn.num_envs as u64);
-    let mut eval_seconds = 0.0;
-    while !run.is_done() {
-        let before = run.env_steps();
-        run.step().map_err(|e| e.to_string())?;
-        let steps = run.env_steps();
-        if before / log_every != steps / log_every {
-            let recent = run.recent();
-            let loss = run.last_update().map_or(f64::NAN, |u| u.loss as f64);
-            let mut metrics = vec![
-                ("loss", loss),
-                ("mean_return_last_100", recent.mean_return() as f64),
-                ("success_rate_last_100", recent.success_rate() as f64),
-                ("mean_length_last_100", recent.mean_length() as f64),
-                ("epsilon", run.epsilon() as f64),
-            ];
-            if run.config().curriculum.is_some() {
-                metrics.push(("level", run.level() as f64));
-            }
-            front.observe(Event::Step { step: steps, total, metrics: &metrics });
-            let seconds = started.elapsed().as_secs_f64() - eval_seconds;
-            front.bar.set_message(format!(
-                "loss {loss:.3} return {:.1} success {:.0}%{} | {:.0} steps/s {:.0} updates/s",
-                recent.mean_return(),
-                100.0 * recent.success_rate(),
-                if run.config().curriculum.is_some() { format!(" level {}", run.level()) } else { String::new() },
-                (steps - start_steps) as f64 / seconds,
-                (run.learner().updates() - start_updates) as f64 / seconds,
-            ));
-        }
-        if before / config.dqn.eval_every != steps / config.dqn.eval_every {
-            let t = Instant::now();
-            let (metrics, _) = E::evaluate(run.learner_mut(), &env, config.eval.during, config.eval.seed)?;
-            front.observe(Event::Eval { step: steps, metrics: &metrics });
-            eval_seconds += t.elapsed().as_secs_f64();
-        }
-        if run.at_boundary() {
-            run.save(&checkpoint).map_err(|e| e.to_string())?;
-            front.observe(Event::Checkpoint { step: steps, path: &checkpoint });
-        }
+    let mut run = TaskRun { run, env, eval: config.eval, log_every };
+    if args.resume {
+        minnow_train::resume(&mut run, &checkpoint)?;
+    } else if config.pretrain_steps > 0 {
+        let t = Instant::now();
+        let loss = E::pretrain(run.run.learner_mut(), &config.env, config.pretrain_steps, config.dqn.seed)?;
+        println!(
+            "pretrained on oracle values: {} steps in {:.1} s, final loss {loss:.4}",
+            config.pretrain_steps,
+            t.elapsed().as_secs_f64()
+        );
     }
+    let config_path = out.join("config.json");
+    let config_json = serde_json::to_string_pretty(&config).unwrap_or_default();
+    std::fs::write(&config_path, config_json).map_err(XtaskError::io(&config_path))?;
+
+    println!("training {task} for {total} environment steps -> {}", out.display());
+    let mut front = FrontEnd::open(&out, run.step(), total, E::HEADLINE)?;
+    let (started, start_steps, start_updates) = (Instant::now(), run.step(), run.run.learner().updates());
+    let cadence = Cadence {
+        eval_every: config.dqn.eval_every,
+        checkpoint_every: config.dqn.checkpoint_every,
+        eval_at_end: false,
+    };
+    let timing = minnow_train::drive(&mut run, cadence, Some(&checkpoint), &mut front)?;
     front.bar.finish_and_clear();
-    let seconds = started.elapsed().as_secs_f64() - eval_seconds;
+    let seconds = started.elapsed().as_secs_f64() - timing.eval_seconds;
     front.plot(&out.join("curve.png"), task)?;
-    let (steps, updates) = (run.env_steps() - start_steps, run.learner().updates() - start_updates);
+    let (steps, updates) = (run.step() - start_steps, run.run.learner().updates() - start_updates);
+    let recent = run.run.recent();
     println!(
         "{task}: {steps} environment steps and {updates} updates in {seconds:.1} s of training ({:.0} steps/s, {:.0} updates/s); last 100 episodes: return {:.1}, success {:.1}%",
         steps as f64 / seconds,
         updates as f64 / seconds,
-        run.recent().mean_return(),
-        100.0 * run.recent().success_rate()
+        recent.mean_return(),
+        100.0 * recent.success_rate()
     );
     let t = Instant::now();
-    let (metrics, table) = E::evaluate(run.learner_mut(), &env, config.eval.last, config.eval.seed)?;
+    let (metrics, table) = E::evaluate(run.run.learner_mut(), &run.env, config.eval.last, config.eval.seed)?;
     let views = if config.dqn.symmetric_eval {
         format!(
             "; values averaged over {} symmetric views (one view: --resume with a --config of \
@@ -265,8 +292,8 @@ fn train<E: DqnTask>(task: &str, args: &TrainArgs) -> Result<(), String> {
     println!("final greedy evaluation ({:.1} s{views}):\n{table}", t.elapsed().as_secs_f64());
     let summary: serde_json::Map<String, serde_json::Value> =
         metrics.iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect();
-    std::fs::write(out.join("eval.json"), serde_json::Value::Object(summary).to_string())
-        .map_err(|e| format!("{}: {e}", out.display()))?;
+    let eval_path = out.join("eval.json");
+    std::fs::write(&eval_path, serde_json::Value::Object(summary).to_string()).map_err(XtaskError::io(&eval_path))?;
     println!("wrote {}/{{metrics.jsonl, curve.png, checkpoint.safetensors, config.json, eval.json}}", out.display());
     Ok(())
 }

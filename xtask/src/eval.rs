@@ -80,7 +80,7 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
             if args.candidates == Some(0) {
                 return Err("--candidates: expected at least 1, found 0".into());
             }
-            crate::td_task::eval_checkpoint(&path, args.games, args.candidates)?;
+            crate::td_task::eval_checkpoint(&path, args.games, args.candidates).map_err(|e| e.to_string())?;
         }
         other => {
             return Err(format!(

@@ -9,16 +9,15 @@
 //! rotations and reflections too, so the tables are shared across the
 //! board's symmetries (`configs/ntuple-2048-symmetric.json`).
 
+use crate::error::XtaskError;
 use crate::train::{FrontEnd, TrainArgs, layered};
 use minnow_envs::game2048::{Board, BoardSymmetry, MOVE_COUNT};
 use minnow_envs::{Env, EnvError, Game2048, Game2048Config};
-use minnow_nn::{Checkpoint, CheckpointWriter};
 use minnow_rl::RlError;
 use minnow_rl::dqn::eval::{Game2048Result, games_2048};
 use minnow_rl::ntuple::{NTupleNetwork, TdLearner};
-use minnow_train::{Event, Observer};
+use minnow_train::{Cadence, Metrics, Run, RunCheckpoint, RunCheckpointWriter, TrainError};
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 use std::time::Instant;
 
 /// The task's whole config.
@@ -223,47 +222,85 @@ struct Window {
 const WEIGHTS: &str = "ntuple.weights";
 const TASK: &str = "ntuple-2048";
 
-fn json<T: Serialize>(value: &T) -> String {
-    serde_json::to_string(value).expect("the run's state is plain data and always serialises")
+/// An n-tuple run as the run driver sees it: one step is one game.
+struct NTupleRun {
+    config: NTupleConfig,
+    player: Player,
+    td: TdLearner,
+    prototype: Game2048,
+    env: Game2048,
+    games: u64,
+    window: Window,
+    log_every: u64,
+    moves_trained: u64,
 }
 
-fn save(path: &Path, player: &Player, config: &NTupleConfig, games: u64, window: &Window) -> Result<(), String> {
-    CheckpointWriter::new()
-        .tensor(WEIGHTS, &[player.net.weights().len()], player.net.weights())
-        .meta("task", TASK)
-        .meta("config", json(config))
-        .meta("games", games.to_string())
-        .meta("window", json(window))
-        .save(path)
-        .map_err(|e| e.to_string())
-}
-
-/// Loads a checkpoint into `player`; returns the games played and the open window.
-fn resume(path: &Path, player: &mut Player, config: &NTupleConfig) -> Result<(u64, Window), String> {
-    let ckpt = Checkpoint::load(path).map_err(|e| e.to_string())?;
-    let meta = |key: &str| ckpt.require_meta(key).map_err(|e| e.to_string());
-    let task = meta("task")?;
-    if task != TASK {
-        return Err(format!("--resume: the checkpoint is of task '{task}', this run is '{TASK}'"));
+impl Run for NTupleRun {
+    fn task(&self) -> &str {
+        TASK
     }
-    let saved: NTupleConfig =
-        serde_json::from_str(meta("config")?).map_err(|e| format!("--resume: checkpoint config: {e}"))?;
-    for (key, same) in [
-        ("tuples", saved.tuples == config.tuples),
-        ("symmetric_sampling", saved.symmetric_sampling == config.symmetric_sampling),
-        ("levels", saved.levels == config.levels),
-    ] {
-        if !same {
-            return Err(format!("--resume: the checkpoint's config key {key} differs from this run's"));
+
+    /// The keys that shape the tables; the step size, seed and game count
+    /// may change on a resume.
+    fn identity(&self) -> String {
+        let NTupleConfig { tuples, symmetric_sampling, levels, .. } = &self.config;
+        format!("tuples={tuples:?} symmetric_sampling={symmetric_sampling} levels={levels}")
+    }
+
+    fn step(&self) -> u64 {
+        self.games
+    }
+
+    fn total(&self) -> u64 {
+        self.config.games
+    }
+
+    fn train_step(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
+        let seed = game_seed(self.config.seed, self.games);
+        let squared = self.player.train_game(&mut self.td, &mut self.env, seed).map_err(TrainError::task)?;
+        self.moves_trained += self.env.moves();
+        self.games += 1;
+        let window = &mut self.window;
+        window.games += 1;
+        window.moves += self.env.moves();
+        window.score += self.env.score();
+        window.squared_error += squared;
+        if self.games.is_multiple_of(self.log_every) || self.games == self.config.games {
+            let n = window.games as f64;
+            // "loss": the mean squared TD error per move, which grows with
+            // the values as the games get longer.
+            metrics.extend([
+                ("loss", window.squared_error / window.moves.max(1) as f64),
+                ("train_mean_score", window.score as f64 / n),
+                ("train_mean_moves", window.moves as f64 / n),
+            ]);
+            *window = Window::default();
         }
+        Ok(())
     }
-    let games = meta("games")?.parse().map_err(|e| format!("--resume: checkpoint games: {e}"))?;
-    let window = serde_json::from_str(meta("window")?).map_err(|e| format!("--resume: checkpoint window: {e}"))?;
-    player.net.restore(&ckpt, WEIGHTS).map_err(|e| e.to_string())?;
-    Ok((games, window))
+
+    fn evaluate(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
+        let eval = self.config.eval;
+        let r = self.player.evaluate(&self.prototype, eval.during, eval.seed).map_err(TrainError::task)?;
+        metrics.extend(r.metrics());
+        Ok(())
+    }
+
+    fn save(&self, checkpoint: &mut RunCheckpointWriter) -> Result<(), TrainError> {
+        let weights = self.player.net.weights();
+        checkpoint.tensor(WEIGHTS, &[weights.len()], weights).json("config", &self.config).json("window", &self.window);
+        Ok(())
+    }
+
+    fn restore(&mut self, checkpoint: &RunCheckpoint) -> Result<(), TrainError> {
+        self.player.net.restore(checkpoint.raw(), WEIGHTS).map_err(TrainError::task)?;
+        self.window = checkpoint.json("window")?;
+        self.games = checkpoint.step()?;
+        Ok(())
+    }
 }
 
-pub fn train_ntuple(args: &TrainArgs) -> Result<(), String> {
+pub fn train_ntuple(args: &TrainArgs) -> Result<(), XtaskError> {
     let mut config = layered(NTupleConfig::default(), args.config.as_deref())?;
     if let Some(seed) = args.seed {
         config.seed = seed;
@@ -273,79 +310,58 @@ pub fn train_ntuple(args: &TrainArgs) -> Result<(), String> {
     }
     config.validate().map_err(|e| e.to_string())?;
     let prototype = Game2048::new(config.env).map_err(|e| e.to_string())?;
-    let mut env = prototype.clone();
-    let mut player = Player::new(&config)?;
-    let mut td = TdLearner::new(config.alpha);
-
+    let player = Player::new(&config)?;
     let (out, checkpoint) = crate::train::run_dir(args, TASK)?;
-    let (mut games, mut window) =
-        if args.resume { resume(&checkpoint, &mut player, &config)? } else { (0, Window::default()) };
-    let config_json = serde_json::to_string_pretty(&config).unwrap_or_default();
-    std::fs::write(out.join("config.json"), config_json).map_err(|e| format!("{}: {e}", out.display()))?;
-
     let total = config.games;
+    let mut run = NTupleRun {
+        player,
+        td: TdLearner::new(config.alpha),
+        env: prototype.clone(),
+        prototype,
+        games: 0,
+        window: Window::default(),
+        log_every: (total / 1000).max(1),
+        moves_trained: 0,
+        config,
+    };
+    if args.resume {
+        minnow_train::resume(&mut run, &checkpoint)?;
+    }
+    let config = run.config.clone();
+    let config_path = out.join("config.json");
+    let config_json = serde_json::to_string_pretty(&config).unwrap_or_default();
+    std::fs::write(&config_path, config_json).map_err(XtaskError::io(&config_path))?;
+
     println!(
         "training {TASK} for {total} games: {} tables, {} weights ({:.0} MiB), {} entries read per board{} -> {}",
         config.tuples.len(),
-        player.net.weights().len(),
-        player.net.weights().len() as f64 * 4.0 / (1 << 20) as f64,
-        player.net.features(),
+        run.player.net.weights().len(),
+        run.player.net.weights().len() as f64 * 4.0 / (1 << 20) as f64,
+        run.player.net.features(),
         if config.symmetric_sampling { " (symmetric sampling)" } else { "" },
         out.display()
     );
-    let mut front = FrontEnd::open(&out, games, total, "mean_score")?;
-    let log_every = (total / 1000).max(1);
-    let (started, start_games) = (Instant::now(), games);
-    let (mut train_seconds, mut moves_trained) = (0.0, 0u64);
-    while games < total {
-        let t = Instant::now();
-        let squared = player.train_game(&mut td, &mut env, game_seed(config.seed, games)).map_err(|e| e.to_string())?;
-        train_seconds += t.elapsed().as_secs_f64();
-        moves_trained += env.moves();
-        games += 1;
-        window.games += 1;
-        window.moves += env.moves();
-        window.score += env.score();
-        window.squared_error += squared;
-        if games % log_every == 0 || games == total {
-            let n = window.games as f64;
-            // "loss": the mean squared TD error per move, which grows with
-            // the values as the games get longer.
-            let metrics = [
-                ("loss", window.squared_error / window.moves.max(1) as f64),
-                ("train_mean_score", window.score as f64 / n),
-                ("train_mean_moves", window.moves as f64 / n),
-            ];
-            front.observe(Event::Step { step: games, total, metrics: &metrics });
-            front.bar.set_message(format!(
-                "score {:.0} | {:.0} moves/s",
-                window.score as f64 / n,
-                moves_trained as f64 / train_seconds
-            ));
-            window = Window::default();
-        }
-        if games % config.eval.every == 0 {
-            let r = player.evaluate(&prototype, config.eval.during, config.eval.seed).map_err(|e| e.to_string())?;
-            front.observe(Event::Eval { step: games, metrics: &r.metrics() });
-        }
-        if games % config.checkpoint_every == 0 || games == total {
-            save(&checkpoint, &player, &config, games, &window)?;
-            front.observe(Event::Checkpoint { step: games, path: &checkpoint });
-        }
-    }
+    let mut front = FrontEnd::open(&out, run.games, total, "mean_score")?;
+    let (started, start_games) = (Instant::now(), run.games);
+    let cadence =
+        Cadence { eval_every: config.eval.every, checkpoint_every: config.checkpoint_every, eval_at_end: false };
+    let timing = minnow_train::drive(&mut run, cadence, Some(&checkpoint), &mut front)?;
     front.bar.finish_and_clear();
     front.plot(&out.join("curve.png"), TASK)?;
+    let train_seconds = timing.train_seconds;
     println!(
-        "{TASK}: {} games, {moves_trained} moves in {train_seconds:.1} s of training ({:.0} moves/s; {:.1} s in all)",
-        games - start_games,
-        moves_trained as f64 / train_seconds.max(1e-9),
+        "{TASK}: {} games, {} moves in {train_seconds:.1} s of training ({:.0} moves/s; {:.1} s in all)",
+        run.games - start_games,
+        run.moves_trained,
+        run.moves_trained as f64 / train_seconds.max(1e-9),
         started.elapsed().as_secs_f64()
     );
     let t = Instant::now();
-    let r = player.evaluate(&prototype, config.eval.last, config.eval.seed).map_err(|e| e.to_string())?;
+    let r = run.player.evaluate(&run.prototype, config.eval.last, config.eval.seed).map_err(|e| e.to_string())?;
     println!("final greedy evaluation, one view ({:.1} s):\n{r}", t.elapsed().as_secs_f64());
-    std::fs::write(out.join("eval.json"), serde_json::to_string_pretty(&r).unwrap_or_default())
-        .map_err(|e| format!("{}: {e}", out.display()))?;
+    let eval_path = out.join("eval.json");
+    std::fs::write(&eval_path, serde_json::to_string_pretty(&r).unwrap_or_default())
+        .map_err(XtaskError::io(&eval_path))?;
     println!("wrote {}/{{metrics.jsonl, curve.png, checkpoint.safetensors, config.json, eval.json}}", out.display());
     Ok(())
 }

@@ -31,17 +31,40 @@ pub fn learning_curves(path: &Path, heading: &str, series: &[Series<'_>]) -> Res
     let root = root.titled(heading, ("sans-serif", 20)).map_err(|e| fail(&e))?;
     for (area, s) in root.split_evenly((1, series.len().max(1))).into_iter().zip(series) {
         let (x_max, (y_min, y_max)) = bounds(s.points);
+        // Integer steps on the x axis, so ticks fall on whole steps.
         let mut chart = ChartBuilder::on(&area)
             .caption(s.title, ("sans-serif", 16))
             .margin(12)
             .x_label_area_size(30)
             .y_label_area_size(50)
-            .build_cartesian_2d(0.0..x_max, y_min..y_max)
+            .build_cartesian_2d(0..x_max.ceil() as u64, y_min..y_max)
             .map_err(|e| fail(&e))?;
-        chart.configure_mesh().x_desc("step").light_line_style(WHITE.mix(0.0)).draw().map_err(|e| fail(&e))?;
-        chart.draw_series(LineSeries::new(s.points.iter().copied(), &BLUE)).map_err(|e| fail(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc("step")
+            .x_labels(6)
+            .x_label_formatter(&|step| step_label(*step))
+            .light_line_style(WHITE.mix(0.0))
+            .draw()
+            .map_err(|e| fail(&e))?;
+        let points = s.points.iter().map(|&(step, value)| (step.round() as u64, value));
+        chart.draw_series(LineSeries::new(points, &BLUE)).map_err(|e| fail(&e))?;
     }
     root.present().map_err(|e| fail(&e))
+}
+
+/// A step count as a short tick label: 750, 12k, 2.5k, 1M, 2.5M.
+fn step_label(step: u64) -> String {
+    let short = |value: f64, unit: &str| {
+        let text = format!("{value:.1}");
+        format!("{}{unit}", text.strip_suffix(".0").unwrap_or(&text))
+    };
+    match step {
+        0..1_000 => step.to_string(),
+        1_000..1_000_000 => short(step as f64 / 1e3, "k"),
+        1_000_000..1_000_000_000 => short(step as f64 / 1e6, "M"),
+        _ => short(step as f64 / 1e9, "G"),
+    }
 }
 
 fn bounds(points: &[(f64, f64)]) -> (f64, (f64, f64)) {
@@ -53,4 +76,29 @@ fn bounds(points: &[(f64, f64)]) -> (f64, (f64, f64)) {
     }
     let pad = ((hi - lo) * 0.05).max(1e-6);
     (x_max, (lo - pad, hi + pad))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::step_label;
+
+    #[test]
+    fn step_labels_are_short_and_whole() {
+        let labels: Vec<String> = [0, 250, 999, 1_000, 2_500, 12_000, 1_000_000, 2_000_000, 2_500_000, 3_000_000_000]
+            .into_iter()
+            .map(step_label)
+            .collect();
+        assert_eq!(labels, ["0", "250", "999", "1k", "2.5k", "12k", "1M", "2M", "2.5M", "3G"]);
+    }
+
+    #[test]
+    fn a_long_run_plots() {
+        let dir = std::env::temp_dir().join(format!("minnow-plot-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("curve.png");
+        let points: Vec<(f64, f64)> = (0..=40).map(|i| (i as f64 * 50_000.0, 1.0 / (1.0 + i as f64))).collect();
+        super::learning_curves(&path, "test", &[super::Series { title: "loss", points: &points }]).unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() > 1000);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -10,14 +10,14 @@
 //! per game (`cargo xtask eval td-backgammon --checkpoint DIR` runs it on
 //! any checkpoint).
 
+use crate::error::XtaskError;
 use crate::pubeval_match::{PointsResult, WholeTurnPlayer, points_match};
 use crate::td_backgammon::{BackgammonTurns, FEATURES, OUTPUTS, TdChooser};
 use crate::train::{FrontEnd, TrainArgs, layered};
 use minnow_envs::backgammon::pubeval::Pubeval;
-use minnow_nn::{Checkpoint, CheckpointWriter};
 use minnow_rl::RlError;
 use minnow_rl::afterstate::{TdLambda, TdLambdaConfig, ValueNet};
-use minnow_train::{Event, Observer};
+use minnow_train::{Cadence, Metrics, Run, RunCheckpoint, RunCheckpointWriter, TrainError};
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -146,50 +146,116 @@ struct Window {
 
 const WEIGHTS: &str = "td.params";
 
-fn json<T: Serialize>(value: &T) -> String {
-    serde_json::to_string(value).expect("the run's state is plain data and always serialises")
-}
-
-fn save(path: &Path, net: &ValueNet, config: &TdBackgammonConfig, games: u64, window: &Window) -> Result<(), String> {
-    CheckpointWriter::new()
-        .tensor(WEIGHTS, &[net.params().len()], net.params())
-        .meta("task", TASK)
-        .meta("config", json(config))
-        .meta("games", games.to_string())
-        .meta("window", json(window))
-        .save(path)
-        .map_err(|e| e.to_string())
-}
-
-/// A saved run: the network, its config, the games it has played.
+/// A checkpoint's network and what it was trained with.
 pub struct Saved {
     pub net: ValueNet,
     pub config: TdBackgammonConfig,
     pub games: u64,
-    window: Window,
 }
 
-/// Reads a td-backgammon checkpoint; another task's checkpoint is an
-/// error naming it.
-pub fn load(path: &Path) -> Result<Saved, String> {
-    let ckpt = Checkpoint::load(path).map_err(|e| e.to_string())?;
-    let meta = |key: &str| ckpt.require_meta(key).map_err(|e| format!("{}: {e}", path.display()));
-    let task = ckpt.meta("task").unwrap_or("(none)");
-    if task != TASK {
-        return Err(format!("{}: a checkpoint of task '{task}', expected '{TASK}'", path.display()));
-    }
-    let config: TdBackgammonConfig =
-        serde_json::from_str(meta("config")?).map_err(|e| format!("{}: checkpoint config: {e}", path.display()))?;
+/// Reads the network of a run checkpoint of this task (for evaluation).
+pub fn load(path: &Path) -> Result<Saved, XtaskError> {
+    let checkpoint = RunCheckpoint::read(path, TASK)?;
+    let config: TdBackgammonConfig = checkpoint.json("config")?;
     config.validate().map_err(|e| format!("{}: checkpoint config: {e}", path.display()))?;
-    let games = meta("games")?.parse().map_err(|e| format!("{}: checkpoint games: {e}", path.display()))?;
-    let window =
-        serde_json::from_str(meta("window")?).map_err(|e| format!("{}: checkpoint window: {e}", path.display()))?;
     let mut net = config.new_net();
-    net.restore(&ckpt, WEIGHTS).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(Saved { net, config, games, window })
+    net.restore(checkpoint.raw(), WEIGHTS).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(Saved { net, config, games: checkpoint.step()? })
 }
 
-/// The evaluation suite's results.
+/// A TD(lambda) self-play run as the run driver sees it: one step is one game.
+struct TdRun {
+    config: TdBackgammonConfig,
+    net: ValueNet,
+    learner: TdLambda<BackgammonTurns>,
+    turns: BackgammonTurns,
+    games: u64,
+    window: Window,
+    log_every: u64,
+    decisions_trained: u64,
+}
+
+impl TdRun {
+    fn new(config: TdBackgammonConfig) -> Self {
+        let net = config.new_net();
+        Self {
+            learner: TdLambda::new(&net),
+            net,
+            turns: BackgammonTurns::default(),
+            games: 0,
+            window: Window::default(),
+            log_every: (config.games / 1000).max(1),
+            decisions_trained: 0,
+            config,
+        }
+    }
+}
+
+impl Run for TdRun {
+    fn task(&self) -> &str {
+        TASK
+    }
+
+    /// The network's shape; the schedule, seed and game count may change
+    /// on a resume.
+    fn identity(&self) -> String {
+        format!("hidden={}", self.config.hidden)
+    }
+
+    fn step(&self) -> u64 {
+        self.games
+    }
+
+    fn total(&self) -> u64 {
+        self.config.games
+    }
+
+    fn train_step(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
+        let config = &self.config;
+        let td = TdLambdaConfig { learning_rate: config.learning_rate(self.games), ..config.td };
+        let seed = game_seed(config.seed, self.games);
+        let stats = self.learner.train_game(&mut self.turns, &mut self.net, seed, &td);
+        self.decisions_trained += stats.decisions;
+        self.games += 1;
+        let window = &mut self.window;
+        window.games += 1;
+        window.decisions += stats.decisions;
+        window.squared_error += stats.squared_error;
+        window.gammons += (stats.result_equity >= 2.0) as u64;
+        if self.games.is_multiple_of(self.log_every) || self.games == config.games {
+            let n = window.games as f64;
+            metrics.extend([
+                ("loss", window.squared_error / window.decisions.max(1) as f64),
+                ("decisions_per_game", window.decisions as f64 / n),
+                ("gammon_rate", window.gammons as f64 / n),
+            ]);
+            *window = Window::default();
+        }
+        Ok(())
+    }
+
+    fn evaluate(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
+        let eval = &self.config.eval;
+        let r = vs_pubeval(&Arc::new(self.net.clone()), 1, eval.games, EVAL_SEED, eval)
+            .map_err(|e| TrainError::Task(e.into()))?;
+        metrics.extend([("win_rate_vs_pubeval", r.win_rate().rate), ("points_per_game", r.points_per_game())]);
+        Ok(())
+    }
+
+    fn save(&self, checkpoint: &mut RunCheckpointWriter) -> Result<(), TrainError> {
+        let params = self.net.params();
+        checkpoint.tensor(WEIGHTS, &[params.len()], params).json("config", &self.config).json("window", &self.window);
+        Ok(())
+    }
+
+    fn restore(&mut self, checkpoint: &RunCheckpoint) -> Result<(), TrainError> {
+        self.net.restore(checkpoint.raw(), WEIGHTS).map_err(TrainError::task)?;
+        self.window = checkpoint.json("window")?;
+        self.games = checkpoint.step()?;
+        Ok(())
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct TdReport {
     pub games: usize,
@@ -249,7 +315,7 @@ pub fn td_suite(net: &ValueNet, games: usize, eval: &TdEvalConfig, seed: u64) ->
 /// Seed of the matches against pubeval during and after training.
 const EVAL_SEED: u64 = 20_261_124;
 
-pub fn train_td_backgammon(args: &TrainArgs) -> Result<(), String> {
+pub fn train_td_backgammon(args: &TrainArgs) -> Result<(), XtaskError> {
     let mut config = layered(TdBackgammonConfig::default(), args.config.as_deref())?;
     if let Some(seed) = args.seed {
         config.seed = seed;
@@ -260,90 +326,50 @@ pub fn train_td_backgammon(args: &TrainArgs) -> Result<(), String> {
     config.validate().map_err(|e| e.to_string())?;
 
     let (out, checkpoint) = crate::train::run_dir(args, TASK)?;
-    let (mut net, mut games, mut window) = if args.resume {
-        let saved = load(&checkpoint).map_err(|e| format!("--resume: {e}"))?;
-        if saved.config.hidden != config.hidden {
-            return Err("--resume: the checkpoint's config key hidden differs from this run's".into());
-        }
-        (saved.net, saved.games, saved.window)
-    } else {
-        (config.new_net(), 0, Window::default())
-    };
+    let mut run = TdRun::new(config.clone());
+    if args.resume {
+        minnow_train::resume(&mut run, &checkpoint)?;
+    }
+    let config_path = out.join("config.json");
     let config_json = serde_json::to_string_pretty(&config).unwrap_or_default();
-    std::fs::write(out.join("config.json"), config_json).map_err(|e| format!("{}: {e}", out.display()))?;
+    std::fs::write(&config_path, config_json).map_err(XtaskError::io(&config_path))?;
 
     let total = config.games;
     println!(
         "training {TASK} for {total} games: {FEATURES}-{}-{OUTPUTS} network ({} parameters), lambda {}, step size {} -> {} -> {}",
         config.hidden,
-        net.params().len(),
+        run.net.params().len(),
         config.td.lambda,
         config.td.learning_rate,
         config.learning_rate_end,
         out.display()
     );
-    let mut front = FrontEnd::open(&out, games, total, "win_rate_vs_pubeval")?;
-    let mut turns = BackgammonTurns::default();
-    let mut learner = TdLambda::new(&net);
-    let log_every = (total / 1000).max(1);
-    let (started, start_games) = (Instant::now(), games);
-    let (mut train_seconds, mut decisions_trained) = (0.0, 0u64);
-    while games < total {
-        let t = Instant::now();
-        let td = TdLambdaConfig { learning_rate: config.learning_rate(games), ..config.td };
-        let stats = learner.train_game(&mut turns, &mut net, game_seed(config.seed, games), &td);
-        train_seconds += t.elapsed().as_secs_f64();
-        decisions_trained += stats.decisions;
-        games += 1;
-        window.games += 1;
-        window.decisions += stats.decisions;
-        window.squared_error += stats.squared_error;
-        window.gammons += (stats.result_equity >= 2.0) as u64;
-        if games % log_every == 0 || games == total {
-            let n = window.games as f64;
-            let metrics = [
-                ("loss", window.squared_error / window.decisions.max(1) as f64),
-                ("decisions_per_game", window.decisions as f64 / n),
-                ("gammon_rate", window.gammons as f64 / n),
-            ];
-            front.observe(Event::Step { step: games, total, metrics: &metrics });
-            front.bar.set_message(format!(
-                "{:.0} games/s | gammons {:.1}%",
-                (games - start_games) as f64 / train_seconds.max(1e-9),
-                100.0 * window.gammons as f64 / n
-            ));
-            window = Window::default();
-        }
-        if games % config.eval.every == 0 || games == total {
-            let r = vs_pubeval(&Arc::new(net.clone()), 1, config.eval.games, EVAL_SEED, &config.eval)?;
-            let metrics = [("win_rate_vs_pubeval", r.win_rate().rate), ("points_per_game", r.points_per_game())];
-            front.observe(Event::Eval { step: games, metrics: &metrics });
-            front.bar.println(format!("{games} games: network alone vs pubeval: {r}"));
-        }
-        if games % config.checkpoint_every == 0 || games == total {
-            save(&checkpoint, &net, &config, games, &window)?;
-            front.observe(Event::Checkpoint { step: games, path: &checkpoint });
-        }
-    }
+    let mut front = FrontEnd::open(&out, run.games, total, "win_rate_vs_pubeval")?;
+    let (started, start_games) = (Instant::now(), run.games);
+    let cadence =
+        Cadence { eval_every: config.eval.every, checkpoint_every: config.checkpoint_every, eval_at_end: true };
+    let timing = minnow_train::drive(&mut run, cadence, Some(&checkpoint), &mut front)?;
     front.bar.finish_and_clear();
     front.plot(&out.join("curve.png"), TASK)?;
+    let (games, train_seconds) = (run.games - start_games, timing.train_seconds);
     println!(
-        "{TASK}: {} games, {decisions_trained} decisions in {train_seconds:.1} s of training ({:.0} games/s; {:.1} s in all)",
-        games - start_games,
-        (games - start_games) as f64 / train_seconds.max(1e-9),
+        "{TASK}: {games} games, {} decisions in {train_seconds:.1} s of training ({:.0} games/s; {:.1} s in all)",
+        run.decisions_trained,
+        games as f64 / train_seconds.max(1e-9),
         started.elapsed().as_secs_f64()
     );
-    let report = td_suite(&net, config.eval.final_games, &config.eval, EVAL_SEED ^ 1)?;
+    let report = td_suite(&run.net, config.eval.final_games, &config.eval, EVAL_SEED ^ 1)?;
     print!("{}", report.table());
-    std::fs::write(out.join("eval.json"), serde_json::to_string_pretty(&report).unwrap_or_default())
-        .map_err(|e| format!("{}: {e}", out.display()))?;
+    let eval_path = out.join("eval.json");
+    std::fs::write(&eval_path, serde_json::to_string_pretty(&report).unwrap_or_default())
+        .map_err(XtaskError::io(&eval_path))?;
     println!("wrote {}/{{metrics.jsonl, curve.png, checkpoint.safetensors, config.json, eval.json}}", out.display());
     Ok(())
 }
 
 /// `cargo xtask eval td-backgammon`: the suite on a saved network.
-pub fn eval_checkpoint(path: &Path, games: Option<usize>, candidates: Option<u32>) -> Result<(), String> {
-    let saved = load(path).map_err(|e| format!("--checkpoint: {e}"))?;
+pub fn eval_checkpoint(path: &Path, games: Option<usize>, candidates: Option<u32>) -> Result<(), XtaskError> {
+    let saved = load(path)?;
     let mut eval = saved.config.eval;
     if let Some(c) = candidates {
         eval.candidates = c as usize;
@@ -357,6 +383,7 @@ pub fn eval_checkpoint(path: &Path, games: Option<usize>, candidates: Option<u32
 #[cfg(test)]
 mod tests {
     use super::*;
+    use minnow_nn::CheckpointWriter;
 
     #[test]
     fn bad_configs_are_errors_naming_the_key() {
@@ -392,18 +419,27 @@ mod tests {
         let path = dir.join("checkpoint.safetensors");
         let mut straight = config.new_net();
         train(&mut straight, &config, 0..10);
-        let mut first = config.new_net();
-        train(&mut first, &config, 0..6);
-        save(&path, &first, &config, 6, &Window::default()).unwrap();
-        let mut saved = load(&path).unwrap();
-        assert_eq!(saved.games, 6);
-        train(&mut saved.net, &config, 6..10);
-        assert_eq!(saved.net.params(), straight.params(), "resume is exact");
-        assert_ne!(first.params(), straight.params());
+        // Stopped after 6 of its 10 games (the step size decays over all 10).
+        let mut first = TdRun::new(config.clone());
+        let mut metrics = Metrics::new();
+        while first.step() < 6 {
+            first.train_step(&mut metrics).unwrap();
+        }
+        minnow_train::save(&first, &path).unwrap();
+        let saved = load(&path).unwrap();
+        assert_eq!((saved.games, saved.net.params()), (6, first.net.params()));
+        let mut resumed = TdRun::new(config.clone());
+        minnow_train::resume(&mut resumed, &path).unwrap();
+        let mut net = resumed.net.clone();
+        train(&mut net, &config, 6..10);
+        assert_eq!(net.params(), straight.params(), "resume is exact");
+        assert_ne!(first.net.params(), straight.params());
 
+        let err = minnow_train::resume(&mut TdRun::new(TdBackgammonConfig { hidden: 13, ..config }), &path);
+        assert!(err.unwrap_err().to_string().contains("hidden=12"));
         CheckpointWriter::new().tensor("x", &[1], &[0.0]).meta("task", "ntuple-2048").save(&path).unwrap();
-        let err = load(&path).err().unwrap();
-        assert!(err.contains("task 'ntuple-2048', expected 'td-backgammon'"), "{err}");
+        let err = load(&path).err().unwrap().to_string();
+        assert!(err.contains("expected a run checkpoint of format 'minnow-run/1', found no format tag"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

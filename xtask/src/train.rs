@@ -5,10 +5,9 @@ use crate::error::XtaskError;
 use crate::plot::{Series, learning_curves};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use minnow_train::sinks::{JsonLines, TensorBoard};
 use minnow_train::supervised::{DigitsConfig, DigitsRun};
 use minnow_train::{Event, Observer};
-use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -71,10 +70,10 @@ pub fn run(args: TrainArgs) -> Result<(), XtaskError> {
             Err(format!("train: --sweep-seeds is for logic-ca, not '{task}'").into())
         }
         // The task files still report errors as text.
-        Some(_) if task.starts_with("dqn-") => Ok(crate::dqn_task::train_dqn(&task, &args)?),
-        Some(_) if task == "ntuple-2048" => Ok(crate::ntuple_task::train_ntuple(&args)?),
+        Some(_) if task.starts_with("dqn-") => crate::dqn_task::train_dqn(&task, &args),
+        Some(_) if task == "ntuple-2048" => crate::ntuple_task::train_ntuple(&args),
         Some(_) if task == crate::cube_task::TASK => Ok(crate::cube_task::train_cube_solver(&args)?),
-        Some(_) if task == crate::td_task::TASK => Ok(crate::td_task::train_td_backgammon(&args)?),
+        Some(_) if task == crate::td_task::TASK => crate::td_task::train_td_backgammon(&args),
         Some(_) if task == "logic-ca" => Ok(crate::logic_task::train_logic_ca(&args)?),
         Some(_) if task.starts_with("az-") => Ok(crate::az_task::train_az(&task, &args)?),
         Some(_) => train_digits(&task, &args),
@@ -178,12 +177,13 @@ fn merge(into: &mut serde_json::Value, overrides: serde_json::Map<String, serde_
     }
 }
 
-/// The terminal progress bar, the metrics file and the curve data.
+/// The terminal progress bar, the metrics sinks (metrics.jsonl and the
+/// TensorBoard event file) and the curve data.
 pub(crate) struct FrontEnd {
     pub(crate) bar: ProgressBar,
     /// The metric plotted beside the loss (e.g. "test_accuracy").
     accuracy_key: &'static str,
-    metrics: File,
+    sinks: (JsonLines, TensorBoard),
     loss: Vec<(f64, f64)>,
     accuracy: Vec<(f64, f64)>,
     last_loss: f64,
@@ -191,34 +191,22 @@ pub(crate) struct FrontEnd {
 }
 
 impl FrontEnd {
-    /// Opens `metrics.jsonl`, keeping only the lines up to `step` (a
-    /// resumed run rewrites whatever came after its checkpoint).
+    /// Opens the metrics sinks in `out`, keeping only what they hold up to
+    /// `step` (a resumed run redoes whatever came after its checkpoint).
     pub(crate) fn open(out: &Path, step: u64, total: u64, accuracy_key: &'static str) -> Result<Self, XtaskError> {
-        let path = out.join("metrics.jsonl");
-        let mut kept = Vec::new();
-        if step > 0
-            && let Ok(file) = File::open(&path)
-        {
-            for line in BufReader::new(file).lines().map_while(Result::ok) {
-                let value: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
-                if value["step"].as_u64().is_some_and(|s| s <= step) {
-                    kept.push(line);
-                }
-            }
-        }
-        let mut metrics = File::create(&path).map_err(XtaskError::io(&path))?;
+        let jsonl = JsonLines::open(&out.join("metrics.jsonl"), step)?;
+        let tensorboard = TensorBoard::open(out, step)?;
         let mut front = Self {
             bar: ProgressBar::new(total),
             accuracy_key,
-            metrics: metrics.try_clone().map_err(XtaskError::io(&path))?,
+            sinks: (jsonl, tensorboard),
             loss: Vec::new(),
             accuracy: Vec::new(),
             last_loss: f64::NAN,
             last_accuracy: f64::NAN,
         };
-        for line in &kept {
-            writeln!(metrics, "{line}").map_err(XtaskError::io(&path))?;
-            front.remember(&serde_json::from_str(line).unwrap_or_default());
+        for value in front.sinks.0.kept().to_vec() {
+            front.remember(&value);
         }
         front.bar.set_style(
             ProgressStyle::with_template("{spinner} [{elapsed_precise}] {wide_bar} {pos}/{len} ({per_sec}) {msg}")
@@ -238,19 +226,16 @@ impl FrontEnd {
         }
     }
 
-    fn write(&mut self, step: u64, metrics: &[(&'static str, f64)]) {
-        let mut record = serde_json::Map::new();
-        record.insert("step".into(), step.into());
-        for (name, value) in metrics {
-            record.insert(
-                (*name).into(),
-                serde_json::Number::from_f64(*value).map_or(serde_json::Value::Null, Into::into),
-            );
+    fn remember_metrics(&mut self, step: u64, metrics: &[(&'static str, f64)]) {
+        for &(name, value) in metrics {
+            if name == "loss" {
+                self.loss.push((step as f64, value));
+                self.last_loss = value;
+            } else if name == self.accuracy_key {
+                self.accuracy.push((step as f64, value));
+                self.last_accuracy = value;
+            }
         }
-        let value = serde_json::Value::Object(record);
-        self.remember(&value);
-        // A metrics line lost to a full disk must not stop training.
-        let _ = writeln!(self.metrics, "{value}");
     }
 
     pub(crate) fn plot(&self, path: &Path, task: &str) -> Result<(), XtaskError> {
@@ -265,23 +250,17 @@ impl FrontEnd {
 
 impl Observer for FrontEnd {
     fn observe(&mut self, event: Event<'_>) {
+        self.sinks.observe(event);
         match event {
             Event::Step { step, metrics, .. } => {
-                self.write(step, metrics);
-                self.last_loss = metrics.first().map_or(f64::NAN, |m| m.1);
+                self.remember_metrics(step, metrics);
                 self.bar.set_position(step);
-                if step % 25 == 0 {
-                    self.bar.set_message(format!(
-                        "loss {:.4}  test {:.2}%",
-                        self.last_loss,
-                        100.0 * self.last_accuracy
-                    ));
+                if self.loss.len().is_multiple_of(25) {
+                    let headline = self.accuracy_key.replace('_', " ");
+                    self.bar.set_message(format!("loss {:.4}  {headline} {:.4}", self.last_loss, self.last_accuracy));
                 }
             }
-            Event::Eval { step, metrics } => {
-                self.write(step, metrics);
-                self.last_accuracy = metrics.first().map_or(f64::NAN, |m| m.1);
-            }
+            Event::Eval { step, metrics } => self.remember_metrics(step, metrics),
             Event::Checkpoint { step, .. } => self.bar.set_message(format!("checkpoint at step {step}")),
         }
     }

@@ -39,8 +39,14 @@ fn dqn_resume_in_a_new_process_is_bit_identical() {
     ok(train(&interrupted, &config, 1600, true));
 
     let (a, b) = common::assert_same_checkpoints(&straight, &interrupted);
-    assert_eq!(a.meta("env_steps"), Some("1600"));
+    assert_eq!(a.meta("counter.env_steps"), Some("1600"));
+    assert_eq!(a.meta("format"), Some("minnow-run/1"));
     assert_eq!(a.meta("recent"), b.meta("recent"));
+    // The metrics files and TensorBoard scalars match line for line.
+    let metrics = |dir: &Path| std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap();
+    assert_eq!(metrics(&straight), metrics(&interrupted));
+    let events = |dir: &Path| std::fs::metadata(dir.join("events.out.tfevents.minnow")).unwrap().len();
+    assert_eq!(events(&straight), events(&interrupted));
 
     // Another network shape: refused, naming the difference.
     let refused = train(&interrupted, &other, 2400, true);

@@ -39,7 +39,7 @@ fn ntuple_resume_in_a_new_process_is_bit_identical() {
     ok(train(&interrupted, &config, 60, true));
 
     let (a, b) = common::assert_same_checkpoints(&straight, &interrupted);
-    assert_eq!(a.meta("games"), Some("60"));
+    assert_eq!(a.meta("step"), Some("60"));
     assert_eq!(a.meta("window"), b.meta("window"));
     let metrics = |dir: &Path| std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap();
     assert_eq!(metrics(&straight).lines().count(), metrics(&interrupted).lines().count());

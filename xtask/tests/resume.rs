@@ -28,6 +28,13 @@ fn resume_in_a_new_process_is_bit_identical() {
     let (a, b) = common::assert_same_checkpoints(&straight, &interrupted);
     assert_eq!(a.meta("step"), Some("300"));
     assert_eq!(b.meta("step"), Some("300"));
+    // The losses logged match line for line (the interrupted run also
+    // evaluated at its end, step 120).
+    let losses = |dir: &Path| -> Vec<String> {
+        let text = std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap();
+        text.lines().filter(|l| l.contains("\"loss\"")).map(str::to_string).collect()
+    };
+    assert!(losses(&straight) == losses(&interrupted), "the logged losses differ");
     // The metrics of the resumed run cover every step once.
     let lines = std::fs::read_to_string(interrupted.join("metrics.jsonl")).unwrap();
     let steps = lines.lines().filter(|l| l.contains("\"loss\"")).count();

@@ -15,6 +15,28 @@ pub enum TrainError {
     ConfigMismatch { saved: String, current: String },
     #[error("cannot resume: metadata '{key}' is not a number")]
     BadCounter { key: String },
+    #[error(
+        "cannot resume from {}: expected a run checkpoint of format '{}', found {found}",
+        path.display(),
+        crate::checkpoint::FORMAT
+    )]
+    CheckpointFormat { path: std::path::PathBuf, found: String },
+    #[error("cannot resume: the checkpoint is of task '{saved}', this run is '{current}'")]
+    WrongTask { saved: String, current: String },
+    #[error("cannot resume: metadata '{key}' is unreadable: {detail}")]
+    BadState { key: String, detail: String },
+    #[error("{}: record {record} of the event file is corrupt: {detail}", path.display())]
+    CorruptEvents { path: std::path::PathBuf, record: usize, detail: String },
+    /// An error of the task being trained (an environment, a learner).
+    #[error(transparent)]
+    Task(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl TrainError {
+    /// Wraps an error of the task being trained.
+    pub fn task(error: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Self::Task(Box::new(error))
+    }
 }
 
 pub type Result<T, E = TrainError> = std::result::Result<T, E>;

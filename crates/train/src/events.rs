@@ -22,3 +22,17 @@ pub trait Observer {
 impl Observer for () {
     fn observe(&mut self, _: Event<'_>) {}
 }
+
+/// Both observers, in turn (nest pairs for more).
+impl<A: Observer, B: Observer> Observer for (A, B) {
+    fn observe(&mut self, event: Event<'_>) {
+        self.0.observe(event);
+        self.1.observe(event);
+    }
+}
+
+impl<O: Observer + ?Sized> Observer for &mut O {
+    fn observe(&mut self, event: Event<'_>) {
+        (**self).observe(event);
+    }
+}

@@ -1,15 +1,20 @@
-//! Training runs on top of the engine: configs with documented defaults,
-//! the training loop, evaluation, checkpoints that resume exactly, and the
-//! events a front end (the `cargo xtask train` progress bar, metrics file
-//! and plot) listens to. The first tasks are supervised: the digits
-//! classifiers.
+//! Training runs on top of the engine: one driver for every task (a task
+//! implements [`Run`]; [`drive`] does the cadence, the checkpoints and the
+//! resume), one run-checkpoint layout ([`RunCheckpoint`]), and the metrics
+//! sinks a front end listens to (JSON lines, TensorBoard event files). The
+//! supervised digits classifiers live here too.
 
+pub mod checkpoint;
 mod error;
 mod events;
+mod run;
+pub mod sinks;
 pub mod supervised;
 
+pub use checkpoint::{RunCheckpoint, RunCheckpointWriter};
 pub use error::{Result, TrainError};
 pub use events::{Event, Observer};
+pub use run::{Cadence, Metrics, Run, Timing, drive, resume, save};
 
 /// Reads the UCI digits from `data/digits.csv.gz` (pixels scaled to [0, 1])
 /// and splits it as documented: rows with `i % 5 == 0` are the test set.

@@ -2,13 +2,13 @@
 //! CNN and LSTM variants), trained with Adam on cross-entropy, evaluated by
 //! test accuracy, checkpointed with everything needed to resume exactly.
 
-use crate::{Event, Observer, Result, TrainError};
+use crate::{Cadence, Metrics, Observer, Result, Run, RunCheckpoint, RunCheckpointWriter, TrainError};
 use minnow_kernels::row_max_argmax;
 use minnow_nn::{
-    Batches, Checkpoint, CheckpointWriter, Dataset, DigitsCnn, DigitsCnnConfig, DigitsLstm, DigitsLstmConfig, Graph,
-    Mlp, MlpConfig, Params, Tape, Var,
+    Batches, Dataset, DigitsCnn, DigitsCnnConfig, DigitsLstm, DigitsLstmConfig, Graph, Mlp, MlpConfig, Params, Tape,
+    Var,
 };
-use minnow_optim::{Adam, AdamConfig, Optimizer, Schedule, ScheduleConfig, load_state_by_param, state_by_param};
+use minnow_optim::{Adam, AdamConfig, Optimizer, Schedule, ScheduleConfig};
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -173,6 +173,7 @@ pub struct DigitsRun {
     train: Dataset,
     test: Dataset,
     step: u64,
+    last_loss: f32,
     x: Vec<f32>,
     y: Vec<u32>,
     eval_max: Vec<f32>,
@@ -228,6 +229,7 @@ impl DigitsRun {
             train,
             test,
             step: 0,
+            last_loss: f32::NAN,
             x,
             y,
             eval_max: vec![0.0; EVAL_BATCH],
@@ -239,39 +241,13 @@ impl DigitsRun {
     /// Adam's moments and step, the batch order and position.
     pub fn resume(config: DigitsConfig, train: Dataset, test: Dataset, path: &Path) -> Result<Self> {
         let mut run = Self::new(config, train, test)?;
-        let ckpt = Checkpoint::load(path)?;
-        let saved = ckpt.require_meta("config_identity")?;
-        if saved != run.config.identity() {
-            return Err(TrainError::ConfigMismatch { saved: saved.to_string(), current: run.config.identity() });
-        }
-        ckpt.restore_params(&mut run.params)?;
-        load_state_by_param(&mut run.adam, &run.params, |name| ckpt.tensor(name))?;
-        let number = |key: &str| -> Result<u64> {
-            ckpt.require_meta(key)?.parse().map_err(|_| TrainError::BadCounter { key: key.to_string() })
-        };
-        run.adam.set_step_count(number("adam_steps")?);
-        run.step = number("step")?;
-        run.batches = Batches::from_json(ckpt.require_meta("batches")?)?;
+        crate::resume(&mut run, path)?;
         Ok(run)
     }
 
+    /// Writes the run checkpoint to `path`.
     pub fn save(&self, path: &Path) -> Result<()> {
-        let mut writer = CheckpointWriter::new().params(&self.params);
-        for (name, values) in state_by_param(&self.adam, &self.params)? {
-            let shape =
-                self.params.find(name.splitn(3, '.').nth(2).unwrap_or_default()).map(|id| self.params.shape(id));
-            let dims = shape.map_or(vec![values.len()], |s| s.dims().to_vec());
-            writer = writer.tensor(&name, &dims, values);
-        }
-        writer
-            .meta("task", "digits")
-            .meta("config", serde_json::to_string(&self.config).unwrap_or_default())
-            .meta("config_identity", self.config.identity())
-            .meta("step", self.step.to_string())
-            .meta("adam_steps", self.adam.step_count().to_string())
-            .meta("batches", self.batches.to_json())
-            .save(path)?;
-        Ok(())
+        crate::save(self, path)
     }
 
     pub fn step_count(&self) -> u64 {
@@ -321,28 +297,64 @@ impl DigitsRun {
     /// Trains to `config.steps`, evaluating and checkpointing on the way
     /// (and at the end) and telling `observer` everything.
     pub fn run(&mut self, checkpoint: Option<&Path>, observer: &mut dyn Observer) -> Result<Summary> {
-        let total = self.config.steps;
-        let mut loss = f32::NAN;
-        while self.step < total {
-            loss = self.train_step()?;
-            observer.observe(Event::Step { step: self.step, total, metrics: &[("loss", loss as f64)] });
-            if self.step.is_multiple_of(self.config.eval_every) || self.step == total {
-                let acc = self.accuracy(Split::Test)?;
-                observer.observe(Event::Eval { step: self.step, metrics: &[("test_accuracy", acc as f64)] });
-            }
-            if let Some(path) = checkpoint
-                && (self.step.is_multiple_of(self.config.checkpoint_every) || self.step == total)
-            {
-                self.save(path)?;
-                observer.observe(Event::Checkpoint { step: self.step, path });
-            }
-        }
+        let cadence = Cadence {
+            eval_every: self.config.eval_every,
+            checkpoint_every: self.config.checkpoint_every,
+            eval_at_end: true,
+        };
+        crate::drive(self, cadence, checkpoint, observer)?;
         Ok(Summary {
             steps: self.step,
             train_accuracy: self.accuracy(Split::Train)?,
             test_accuracy: self.accuracy(Split::Test)?,
-            final_loss: loss,
+            final_loss: self.last_loss,
         })
+    }
+}
+
+impl Run for DigitsRun {
+    fn task(&self) -> &str {
+        "digits"
+    }
+
+    fn identity(&self) -> String {
+        self.config.identity()
+    }
+
+    fn step(&self) -> u64 {
+        self.step
+    }
+
+    fn total(&self) -> u64 {
+        self.config.steps
+    }
+
+    fn train_step(&mut self, metrics: &mut Metrics) -> Result<()> {
+        self.last_loss = DigitsRun::train_step(self)?;
+        metrics.push(("loss", self.last_loss as f64));
+        Ok(())
+    }
+
+    fn evaluate(&mut self, metrics: &mut Metrics) -> Result<()> {
+        metrics.push(("test_accuracy", self.accuracy(Split::Test)? as f64));
+        Ok(())
+    }
+
+    fn save(&self, checkpoint: &mut RunCheckpointWriter) -> Result<()> {
+        checkpoint
+            .params("model", &self.params)
+            .optimizer("optimizer", &self.adam, &self.params)?
+            .json("config", &self.config)
+            .meta("batches", self.batches.to_json());
+        Ok(())
+    }
+
+    fn restore(&mut self, checkpoint: &RunCheckpoint) -> Result<()> {
+        checkpoint.restore_params("model", &mut self.params)?;
+        checkpoint.restore_optimizer("optimizer", &mut self.adam, &self.params)?;
+        self.batches = Batches::from_json(checkpoint.raw().require_meta("batches")?)?;
+        self.step = checkpoint.step()?;
+        Ok(())
     }
 }
 

@@ -67,3 +67,38 @@ fn bad_configs_are_refused() {
     let err = serde_json::from_str::<DigitsConfig>(r#"{"hiden": 3}"#).unwrap_err();
     assert!(err.to_string().contains("unknown field `hiden`"), "{err}");
 }
+
+#[test]
+fn checkpoints_of_another_layout_or_task_are_refused_by_name() {
+    let (train, test) = data();
+    let dir = std::env::temp_dir().join(format!("minnow-layout-{}", std::process::id()));
+    let config = DigitsConfig { steps: 2, ..DigitsConfig::default() };
+
+    // The layout written before the run checkpoint: no format tag.
+    let old = dir.join("old.safetensors");
+    minnow_nn::CheckpointWriter::new().meta("task", "digits").meta("step", "2").save(&old).unwrap();
+    let err = DigitsRun::resume(config.clone(), train.clone(), test.clone(), &old).unwrap_err().to_string();
+    assert!(err.contains("format 'minnow-run/1', found no format tag"), "{err}");
+
+    let other = dir.join("other.safetensors");
+    minnow_nn::CheckpointWriter::new().meta("format", "minnow-run/1").meta("task", "dqn-cube").save(&other).unwrap();
+    let err = DigitsRun::resume(config.clone(), train.clone(), test.clone(), &other).unwrap_err().to_string();
+    assert!(err.contains("the checkpoint is of task 'dqn-cube', this run is 'digits'"), "{err}");
+
+    // A missing optimiser tensor is named.
+    let path = dir.join("run.safetensors");
+    let mut run = DigitsRun::new(config.clone(), train.clone(), test.clone()).unwrap();
+    run.run(Some(&path), &mut ()).unwrap();
+    let saved = minnow_nn::Checkpoint::load(&path).unwrap();
+    let mut writer = minnow_nn::CheckpointWriter::new();
+    for name in saved.names().filter(|n| *n != "optimizer.adam.v.mlp.0.weight") {
+        writer = writer.tensor(name, saved.shape(name).unwrap().dims(), saved.tensor(name).unwrap());
+    }
+    for key in ["format", "task", "config_identity", "step", "batches", "counter.optimizer.step_count"] {
+        writer = writer.meta(key, saved.meta(key).unwrap());
+    }
+    writer.save(&path).unwrap();
+    let err = DigitsRun::resume(config, train, test, &path).unwrap_err().to_string();
+    assert!(err.contains("optimizer.adam.v.mlp.0.weight"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,55 +1,78 @@
-//! Checkpoints of a DQN run: both networks, Adam's moments, the replay
-//! memory, the curriculum, counters and random generators, in one
-//! safetensors file written atomically. Runs are saved only at checkpoint
-//! boundaries, where no episode is in flight, so nothing else is needed to
-//! continue exactly.
+//! Checkpoints of a DQN run, in the run-checkpoint layout of
+//! `minnow_train` (`docs/CHECKPOINT.md`): both networks, Adam's moments in
+//! the parameters' shapes, the replay memory, the curriculum, counters and
+//! RNG streams. Runs are saved only at checkpoint boundaries, where no
+//! episode is in flight, so nothing else is needed to continue exactly.
 
 use super::{DqnConfig, DqnEnv, DqnRun};
 use crate::state::read_meta;
-use crate::{Result, RlError, restore_rng};
-use minnow_nn::{Checkpoint, CheckpointWriter};
-use minnow_optim::{Optimizer, load_state_by_param, state_by_param};
+use crate::{Result, RlError};
+use minnow_train::{RunCheckpoint, RunCheckpointWriter, TrainError};
 use std::path::Path;
 
-fn json<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_string(value).expect("run state is plain data and always serialises")
+fn resume_error(e: TrainError) -> RlError {
+    RlError::Resume(e.to_string())
 }
 
 impl<E: DqnEnv> DqnRun<E> {
-    /// Writes the run to `path` (temporary file, fsync, rename). Only at a
-    /// checkpoint boundary ([`DqnRun::at_boundary`]).
-    pub fn save(&self, path: &Path) -> Result<()> {
+    /// Writes the run's state into a run checkpoint (the caller wrote the
+    /// header: task [`DqnEnv::NAME`], [`DqnConfig::identity`], env steps).
+    /// Only at a checkpoint boundary ([`DqnRun::at_boundary`]).
+    pub fn save_state(&self, checkpoint: &mut RunCheckpointWriter) -> Result<()> {
         if !self.at_boundary() {
             return Err(RlError::Resume("save: a DQN run is saved only at a checkpoint boundary".into()));
         }
         let learner = &self.learner;
-        let mut writer = CheckpointWriter::new()
-            .params_prefixed("online", &learner.online)
-            .params_prefixed("target", &learner.target);
-        for (name, values) in state_by_param(&learner.adam, &learner.online)? {
-            writer = writer.tensor(&name, &[values.len()], values);
-        }
+        checkpoint
+            .params("online", &learner.online)
+            .params("target", &learner.target)
+            .optimizer("optimizer", &learner.adam, &learner.online)
+            .map_err(resume_error)?;
         let memory = learner.memory.save("replay");
         for array in &memory.arrays {
-            writer = writer.tensor(&array.name, &array.dims, &array.values);
+            checkpoint.tensor(&array.name, &array.dims, &array.values);
         }
         for (key, value) in memory.meta {
-            writer = writer.meta(&key, value);
+            checkpoint.meta(&key, value);
         }
-        writer
-            .meta("task", E::NAME)
-            .meta("config", json(&learner.config))
-            .meta("config_identity", learner.config.identity())
-            .meta("env_steps", self.env_steps.to_string())
-            .meta("episodes", self.episodes.to_string())
-            .meta("updates", learner.updates.to_string())
-            .meta("adam_steps", learner.adam.step_count().to_string())
-            .meta("rng.act", json(&self.rng))
-            .meta("rng.learn", json(&learner.rng))
-            .meta("curriculum", json(&self.curriculum))
-            .meta("recent", json(&self.recent))
-            .save(path)
-            .map_err(RlError::from)
+        checkpoint
+            .json("config", &learner.config)
+            .counter("env_steps", self.env_steps)
+            .counter("episodes", self.episodes)
+            .counter("updates", learner.updates)
+            .rng("act", &self.rng)
+            .rng("learn", &learner.rng)
+            .json("curriculum", &self.curriculum)
+            .json("recent", &self.recent);
+        Ok(())
+    }
+
+    /// The inverse of [`save_state`](Self::save_state), into a run freshly
+    /// built from the same config.
+    pub fn restore_state(&mut self, checkpoint: &RunCheckpoint) -> Result<()> {
+        let learner = &mut self.learner;
+        checkpoint.restore_params("online", &mut learner.online).map_err(resume_error)?;
+        checkpoint.restore_params("target", &mut learner.target).map_err(resume_error)?;
+        checkpoint.restore_optimizer("optimizer", &mut learner.adam, &learner.online).map_err(resume_error)?;
+        learner.memory.restore("replay", checkpoint.raw())?;
+        learner.updates = checkpoint.counter("updates").map_err(resume_error)?;
+        learner.rng = checkpoint.rng("learn").map_err(resume_error)?;
+        self.rng = checkpoint.rng("act").map_err(resume_error)?;
+        self.env_steps = checkpoint.counter("env_steps").map_err(resume_error)?;
+        self.episodes = checkpoint.counter("episodes").map_err(resume_error)?;
+        self.curriculum = read_meta(checkpoint.raw(), "curriculum")?;
+        self.recent = read_meta(checkpoint.raw(), "recent")?;
+        self.recent.reserve();
+        self.set_fresh();
+        Ok(())
+    }
+
+    /// Writes the run to `path` (temporary file, fsync, rename). Only at a
+    /// checkpoint boundary ([`DqnRun::at_boundary`]).
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let mut checkpoint = RunCheckpointWriter::new(E::NAME, &self.learner.config.identity(), self.env_steps);
+        self.save_state(&mut checkpoint)?;
+        checkpoint.save(path).map_err(resume_error)
     }
 
     /// A run built from `config` and `env`, continued from the checkpoint
@@ -58,37 +81,8 @@ impl<E: DqnEnv> DqnRun<E> {
     /// error says what differs and nothing is loaded.
     pub fn resume(config: &DqnConfig, env: E, path: &Path) -> Result<Self> {
         let mut run = Self::new(config, env)?;
-        let ckpt = Checkpoint::load(path)?;
-        let meta = |key: &str| ckpt.require_meta(key).map_err(RlError::from);
-        let task = meta("task")?;
-        if task != E::NAME {
-            return Err(RlError::Resume(format!("the checkpoint is of task '{task}', this run is '{}'", E::NAME)));
-        }
-        let saved = meta("config_identity")?;
-        if saved != config.identity() {
-            return Err(RlError::Resume(format!(
-                "the checkpoint was trained with {saved}; this config has {}",
-                config.identity()
-            )));
-        }
-        let number = |key: &str| -> Result<u64> {
-            meta(key)?.parse().map_err(|_| RlError::Resume(format!("checkpoint metadata '{key}' is not a number")))
-        };
-        let learner = &mut run.learner;
-        ckpt.restore_prefixed("online", &mut learner.online)?;
-        ckpt.restore_prefixed("target", &mut learner.target)?;
-        load_state_by_param(&mut learner.adam, &learner.online, |name| ckpt.tensor(name))?;
-        learner.memory.restore("replay", &ckpt)?;
-        learner.adam.set_step_count(number("adam_steps")?);
-        learner.updates = number("updates")?;
-        learner.rng = restore_rng(&ckpt, "rng.learn")?;
-        run.rng = restore_rng(&ckpt, "rng.act")?;
-        run.env_steps = number("env_steps")?;
-        run.episodes = number("episodes")?;
-        run.curriculum = read_meta(&ckpt, "curriculum")?;
-        run.recent = read_meta(&ckpt, "recent")?;
-        run.recent.reserve();
-        run.set_fresh();
+        let checkpoint = RunCheckpoint::load(path, E::NAME, &config.identity()).map_err(resume_error)?;
+        run.restore_state(&checkpoint)?;
         Ok(run)
     }
 }

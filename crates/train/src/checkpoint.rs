@@ -1,0 +1,213 @@
+//! The run checkpoint: one safetensors file per run, laid out the same way
+//! for every task (`docs/CHECKPOINT.md`). Parameters and optimiser state
+//! are tensors in the parameters' own shapes; counters, RNG streams and
+//! other small state are metadata; the format tag, the task and the
+//! config identity are checked before anything is restored.
+//!
+//! Writing goes through [`minnow_nn::CheckpointWriter`] (temporary file,
+//! fsync, rename), so a crash leaves the previous checkpoint or the new one.
+
+use crate::{Result, TrainError};
+use minnow_nn::{Checkpoint, CheckpointWriter, Params};
+use minnow_optim::{Optimizer, load_state_by_param};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::path::{Path, PathBuf};
+
+/// The value of the `format` metadata key of this layout.
+pub const FORMAT: &str = "minnow-run/1";
+
+/// A run checkpoint being assembled. The driver creates it with the
+/// header (format, task, config identity, step); the run adds its state.
+#[derive(Debug)]
+pub struct RunCheckpointWriter {
+    inner: Option<CheckpointWriter>,
+}
+
+impl RunCheckpointWriter {
+    /// An empty checkpoint of `task` at `step`, trained under `identity`.
+    pub fn new(task: &str, identity: &str, step: u64) -> Self {
+        let inner = CheckpointWriter::new()
+            .meta("format", FORMAT)
+            .meta("task", task)
+            .meta("config_identity", identity)
+            .meta("step", step.to_string());
+        Self { inner: Some(inner) }
+    }
+
+    fn with(&mut self, f: impl FnOnce(CheckpointWriter) -> CheckpointWriter) -> &mut Self {
+        self.inner = self.inner.take().map(f);
+        self
+    }
+
+    /// Every parameter of `params` as `group.<parameter name>`.
+    pub fn params(&mut self, group: &str, params: &Params) -> &mut Self {
+        self.with(|w| w.params_prefixed(group, params))
+    }
+
+    /// The optimiser's state buffers, each split per parameter and saved
+    /// in the parameter's shape as `group.<state>.<parameter name>`
+    /// (`optimizer.adam.m.mlp.0.weight`), and its step count as the counter
+    /// `group.step_count`.
+    pub fn optimizer<O: Optimizer + ?Sized>(
+        &mut self,
+        group: &str,
+        optimizer: &O,
+        params: &Params,
+    ) -> Result<&mut Self> {
+        let total = params.values().len();
+        for (state, flat) in optimizer.state() {
+            if flat.len() != total {
+                return Err(
+                    minnow_optim::OptimError::StateLength { name: state, expected: total, found: flat.len() }.into()
+                );
+            }
+            for id in params.ids() {
+                let name = format!("{group}.{state}.{}", params.name(id));
+                let values = &flat[params.range(id)];
+                self.with(|w| w.tensor(&name, params.shape(id).dims(), values));
+            }
+        }
+        Ok(self.counter(&format!("{group}.step_count"), optimizer.step_count()))
+    }
+
+    /// A tensor of shape `dims` (replay buffers, tables).
+    pub fn tensor(&mut self, name: &str, dims: &[usize], values: &[f32]) -> &mut Self {
+        self.with(|w| w.tensor(name, dims, values))
+    }
+
+    /// A counter, as the metadata `counter.<name>`.
+    pub fn counter(&mut self, name: &str, value: u64) -> &mut Self {
+        self.with(|w| w.meta(&format!("counter.{name}"), value.to_string()))
+    }
+
+    /// An RNG stream (any serde generator, such as `rand_pcg`'s), as the
+    /// metadata `rng.<name>`.
+    pub fn rng<R: Serialize>(&mut self, name: &str, rng: &R) -> &mut Self {
+        self.json(&format!("rng.{name}"), rng)
+    }
+
+    /// Any other small state, as a JSON document under `key`.
+    pub fn json<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> &mut Self {
+        let text = serde_json::to_string(value).expect("run state is plain data and always serialises");
+        self.meta(key, text)
+    }
+
+    /// A metadata string as it is (already encoded state).
+    pub fn meta(&mut self, key: &str, value: impl Into<String>) -> &mut Self {
+        let value = value.into();
+        self.with(|w| w.meta(key, value))
+    }
+
+    /// Writes the file atomically.
+    pub fn save(&mut self, path: &Path) -> Result<()> {
+        let inner = self.inner.take().unwrap_or_default();
+        Ok(inner.save(path)?)
+    }
+}
+
+/// A run checkpoint read back, its header checked.
+#[derive(Debug)]
+pub struct RunCheckpoint {
+    inner: Checkpoint,
+    path: PathBuf,
+}
+
+impl RunCheckpoint {
+    /// Reads `path` and checks that it is a run checkpoint of `task` whose
+    /// config identity is `identity`; an error names what differs.
+    pub fn load(path: &Path, task: &str, identity: &str) -> Result<Self> {
+        let checkpoint = Self::read(path, task)?;
+        let saved = checkpoint.inner.require_meta("config_identity")?;
+        if saved != identity {
+            return Err(TrainError::ConfigMismatch { saved: saved.to_string(), current: identity.to_string() });
+        }
+        Ok(checkpoint)
+    }
+
+    /// Reads `path` and checks that it is a run checkpoint of `task`, under
+    /// whatever config (to evaluate a saved model, not to resume).
+    pub fn read(path: &Path, task: &str) -> Result<Self> {
+        let inner = Checkpoint::load(path)?;
+        let found = inner.meta("format");
+        if found != Some(FORMAT) {
+            return Err(TrainError::CheckpointFormat {
+                path: path.to_path_buf(),
+                found: found.map_or_else(|| "no format tag (an older layout)".to_string(), |f| format!("'{f}'")),
+            });
+        }
+        let saved = inner.require_meta("task")?;
+        if saved != task {
+            return Err(TrainError::WrongTask { saved: saved.to_string(), current: task.to_string() });
+        }
+        Ok(Self { inner, path: path.to_path_buf() })
+    }
+
+    /// Where it was read from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The step the run had reached.
+    pub fn step(&self) -> Result<u64> {
+        self.number("step")
+    }
+
+    fn number(&self, key: &str) -> Result<u64> {
+        self.inner.require_meta(key)?.parse().map_err(|_| TrainError::BadCounter { key: key.to_string() })
+    }
+
+    /// Copies the parameters saved under `group.` into `params` (all names
+    /// and shapes checked first).
+    pub fn restore_params(&self, group: &str, params: &mut Params) -> Result<()> {
+        Ok(self.inner.restore_prefixed(group, params)?)
+    }
+
+    /// Loads the optimiser state saved by
+    /// [`RunCheckpointWriter::optimizer`], shapes checked, and its step count.
+    pub fn restore_optimizer<O: Optimizer + ?Sized>(
+        &self,
+        group: &str,
+        optimizer: &mut O,
+        params: &Params,
+    ) -> Result<()> {
+        for (state, _) in optimizer.state() {
+            for id in params.ids() {
+                let name = format!("{group}.{state}.{}", params.name(id));
+                match self.inner.shape(&name) {
+                    None => return Err(minnow_nn::NnError::MissingTensor { name }.into()),
+                    Some(found) if found != params.shape(id) => {
+                        let expected = params.shape(id);
+                        return Err(minnow_nn::NnError::TensorShape { name, expected, found }.into());
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        load_state_by_param(optimizer, params, |name| self.inner.tensor(&format!("{group}.{name}")))?;
+        optimizer.set_step_count(self.counter(&format!("{group}.step_count"))?);
+        Ok(())
+    }
+
+    /// The counter `name`.
+    pub fn counter(&self, name: &str) -> Result<u64> {
+        self.number(&format!("counter.{name}"))
+    }
+
+    /// The RNG stream `name`.
+    pub fn rng<R: DeserializeOwned>(&self, name: &str) -> Result<R> {
+        self.json(&format!("rng.{name}"))
+    }
+
+    /// The JSON document under `key`, decoded.
+    pub fn json<T: DeserializeOwned>(&self, key: &str) -> Result<T> {
+        let text = self.inner.require_meta(key)?;
+        serde_json::from_str(text).map_err(|e| TrainError::BadState { key: key.to_string(), detail: e.to_string() })
+    }
+
+    /// The underlying tensors and metadata (for components that restore
+    /// themselves from named arrays).
+    pub fn raw(&self) -> &Checkpoint {
+        &self.inner
+    }
+}

@@ -1,0 +1,137 @@
+//! The run driver: any task that can take a step, evaluate itself and
+//! save into / restore from a run checkpoint is trained by the same loop,
+//! with the same cadence (evaluate every N steps, checkpoint every N
+//! steps), the same resume and the same metrics sinks.
+
+use crate::checkpoint::{RunCheckpoint, RunCheckpointWriter};
+use crate::{Event, Observer, Result};
+use std::path::Path;
+use std::time::Instant;
+
+/// Named values of one step or one evaluation. The driver keeps one list
+/// with room reserved and clears it before each call, so filling it in a
+/// steady-state step does not allocate.
+pub type Metrics = Vec<(&'static str, f64)>;
+
+/// Room the driver reserves for a step's or an evaluation's metrics.
+const METRICS_ROOM: usize = 32;
+
+/// A training run of some task.
+pub trait Run {
+    /// The task's name; a checkpoint resumes only into the same task.
+    fn task(&self) -> &str;
+
+    /// The config fields that shape the computation, as text: a checkpoint
+    /// resumes only under the same (step counts and cadences may change).
+    fn identity(&self) -> String;
+
+    /// Steps done so far: the x axis of every metric. A step may count
+    /// more than one (a vector of environments steps them all).
+    fn step(&self) -> u64;
+
+    /// The step at which the run is complete.
+    fn total(&self) -> u64;
+
+    /// One training step. Its metrics go into `metrics`, which arrives
+    /// empty; a step that leaves it empty logs nothing.
+    fn train_step(&mut self, metrics: &mut Metrics) -> Result<()>;
+
+    /// Evaluates the model now, the headline metric first.
+    fn evaluate(&mut self, metrics: &mut Metrics) -> Result<()>;
+
+    /// Writes everything needed to continue exactly: parameters, optimiser
+    /// state, RNG streams, counters (the driver writes the header).
+    fn save(&self, checkpoint: &mut RunCheckpointWriter) -> Result<()>;
+
+    /// The inverse of `save`, into a run freshly built from the same config.
+    fn restore(&mut self, checkpoint: &RunCheckpoint) -> Result<()>;
+}
+
+/// How often the driver evaluates and checkpoints, in steps. A step that
+/// crosses a multiple of `eval_every` is followed by an evaluation, one
+/// that crosses a multiple of `checkpoint_every` (or ends the run) by a
+/// checkpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cadence {
+    pub eval_every: u64,
+    pub checkpoint_every: u64,
+    /// Also evaluate after the last step (when the task does not run a
+    /// final evaluation of its own).
+    pub eval_at_end: bool,
+}
+
+/// Where the driver's time went.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Timing {
+    pub train_seconds: f64,
+    pub eval_seconds: f64,
+    pub checkpoint_seconds: f64,
+}
+
+/// Whether going from step `before` to `after` crossed a multiple of `every`.
+fn crossed(before: u64, after: u64, every: u64) -> bool {
+    before / every != after / every
+}
+
+/// Trains `run` from where it stands to its total, evaluating and
+/// checkpointing (to `checkpoint`, if given) on the cadence and telling
+/// `observer` everything.
+pub fn drive(
+    run: &mut dyn Run,
+    cadence: Cadence,
+    checkpoint: Option<&Path>,
+    observer: &mut dyn Observer,
+) -> Result<Timing> {
+    assert!(cadence.eval_every > 0 && cadence.checkpoint_every > 0, "drive: cadences must be > 0, found {cadence:?}");
+    let total = run.total();
+    let mut metrics = Metrics::with_capacity(METRICS_ROOM);
+    let mut timing = Timing::default();
+    while run.step() < total {
+        let before = run.step();
+        let started = Instant::now();
+        metrics.clear();
+        run.train_step(&mut metrics)?;
+        timing.train_seconds += started.elapsed().as_secs_f64();
+        let step = run.step();
+        if !metrics.is_empty() {
+            observer.observe(Event::Step { step, total, metrics: &metrics });
+        }
+        let done = step >= total;
+        if crossed(before, step, cadence.eval_every) || (done && cadence.eval_at_end) {
+            let started = Instant::now();
+            metrics.clear();
+            run.evaluate(&mut metrics)?;
+            timing.eval_seconds += started.elapsed().as_secs_f64();
+            observer.observe(Event::Eval { step, metrics: &metrics });
+        }
+        if let Some(path) = checkpoint
+            && (crossed(before, step, cadence.checkpoint_every) || done)
+        {
+            let started = Instant::now();
+            save(run, path)?;
+            timing.checkpoint_seconds += started.elapsed().as_secs_f64();
+            observer.observe(Event::Checkpoint { step, path });
+        }
+    }
+    Ok(timing)
+}
+
+/// Writes `run`'s checkpoint to `path`.
+pub fn save(run: &dyn Run, path: &Path) -> Result<()> {
+    let mut writer = RunCheckpointWriter::new(run.task(), &run.identity(), run.step());
+    run.save(&mut writer)?;
+    writer.save(path)
+}
+
+/// Restores `run` (freshly built from its config) from the checkpoint at
+/// `path`, which must be of the same task and config identity.
+pub fn resume(run: &mut dyn Run, path: &Path) -> Result<()> {
+    let checkpoint = RunCheckpoint::load(path, run.task(), &run.identity())?;
+    run.restore(&checkpoint)?;
+    let saved = checkpoint.step()?;
+    if run.step() != saved {
+        let detail = format!("the run restored to step {}, the checkpoint is at step {saved}", run.step());
+        return Err(crate::TrainError::BadState { key: "step".into(), detail });
+    }
+    Ok(())
+}

@@ -1,0 +1,91 @@
+//! Metrics as JSON lines: `{"step":250,"test_accuracy":0.96}` per step or
+//! evaluation, metrics in the order the run reported them, non-finite
+//! values as `null`.
+
+use crate::{Event, Observer, Result, TrainError};
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// A metrics file being appended to.
+#[derive(Debug)]
+pub struct JsonLines {
+    path: PathBuf,
+    file: BufWriter<File>,
+    kept: Vec<serde_json::Value>,
+    line: String,
+}
+
+impl JsonLines {
+    /// Opens `path` for a run at `step`: a new run (step 0) starts an empty
+    /// file; a resumed run keeps only the lines up to its checkpoint's step
+    /// (what came after is about to be redone). The kept lines are
+    /// rewritten to a temporary file that replaces the old one, so a crash
+    /// leaves one or the other whole.
+    pub fn open(path: &Path, step: u64) -> Result<Self> {
+        let mut kept = Vec::new();
+        let mut text = String::new();
+        if step > 0
+            && let Ok(file) = File::open(path)
+        {
+            for line in BufReader::new(file).lines() {
+                let line = line.map_err(io_error(path))?;
+                // A line torn by a crash parses as nothing and goes.
+                let value: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+                if value["step"].as_u64().is_some_and(|s| s <= step) {
+                    text.push_str(&line);
+                    text.push('\n');
+                    kept.push(value);
+                }
+            }
+        }
+        let tmp = path.with_extension("jsonl.tmp");
+        std::fs::write(&tmp, &text).map_err(io_error(&tmp))?;
+        std::fs::rename(&tmp, path).map_err(io_error(path))?;
+        let file = std::fs::OpenOptions::new().append(true).open(path).map_err(io_error(path))?;
+        Ok(Self { path: path.to_path_buf(), file: BufWriter::new(file), kept, line: String::new() })
+    }
+
+    /// The records kept from before the resume, oldest first.
+    pub fn kept(&self) -> &[serde_json::Value] {
+        &self.kept
+    }
+
+    /// Where the metrics go.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one record.
+    pub fn write(&mut self, step: u64, metrics: &[(&'static str, f64)]) -> std::io::Result<()> {
+        use std::fmt::Write as _;
+        self.line.clear();
+        let _ = write!(self.line, "{{\"step\":{step}");
+        for (name, value) in metrics {
+            let name = serde_json::Value::from(*name);
+            let value = serde_json::Number::from_f64(*value).map_or(serde_json::Value::Null, Into::into);
+            let _ = write!(self.line, ",{name}:{value}");
+        }
+        self.line.push_str("}\n");
+        self.file.write_all(self.line.as_bytes())
+    }
+
+    /// Pushes buffered lines to the file.
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl Observer for JsonLines {
+    fn observe(&mut self, event: Event<'_>) {
+        // A metrics line lost to a full disk must not stop training.
+        let _ = match event {
+            Event::Step { step, metrics, .. } | Event::Eval { step, metrics } => self.write(step, metrics),
+            Event::Checkpoint { .. } => self.flush(),
+        };
+    }
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
+    move |source| TrainError::Io { path: path.to_path_buf(), source }
+}

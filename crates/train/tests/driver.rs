@@ -1,0 +1,104 @@
+//! The run driver on a toy run whose step counts 3: evaluations and
+//! checkpoints follow the crossings of their cadences, and a resume from a
+//! checkpoint continues the RNG stream and counters exactly.
+
+use minnow_train::{Cadence, Event, Metrics, Observer, Run, RunCheckpoint, RunCheckpointWriter, TrainError};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+struct Toy {
+    step: u64,
+    total: u64,
+    rng: Pcg64Mcg,
+    sum: f64,
+    width: usize,
+}
+
+impl Toy {
+    fn new(total: u64, width: usize) -> Self {
+        Self { step: 0, total, rng: Pcg64Mcg::seed_from_u64(7), sum: 0.0, width }
+    }
+}
+
+impl Run for Toy {
+    fn task(&self) -> &str {
+        "toy"
+    }
+
+    fn identity(&self) -> String {
+        format!("width={}", self.width)
+    }
+
+    fn step(&self) -> u64 {
+        self.step
+    }
+
+    fn total(&self) -> u64 {
+        self.total
+    }
+
+    fn train_step(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
+        self.sum += self.rng.random::<f64>();
+        self.step += 3;
+        metrics.push(("sum", self.sum));
+        Ok(())
+    }
+
+    fn evaluate(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
+        metrics.push(("half", self.sum / 2.0));
+        Ok(())
+    }
+
+    fn save(&self, checkpoint: &mut RunCheckpointWriter) -> Result<(), TrainError> {
+        checkpoint.rng("toy", &self.rng).json("sum", &self.sum).counter("step", self.step);
+        Ok(())
+    }
+
+    fn restore(&mut self, checkpoint: &RunCheckpoint) -> Result<(), TrainError> {
+        self.rng = checkpoint.rng("toy")?;
+        self.sum = checkpoint.json("sum")?;
+        self.step = checkpoint.counter("step")?;
+        Ok(())
+    }
+}
+
+#[derive(Default)]
+struct Record(Vec<String>);
+
+impl Observer for Record {
+    fn observe(&mut self, event: Event<'_>) {
+        self.0.push(match event {
+            Event::Step { step, .. } => format!("step {step}"),
+            Event::Eval { step, .. } => format!("eval {step}"),
+            Event::Checkpoint { step, .. } => format!("checkpoint {step}"),
+        });
+    }
+}
+
+#[test]
+fn cadence_follows_crossings_and_resume_is_exact() {
+    let dir = std::env::temp_dir().join(format!("minnow-driver-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("checkpoint.safetensors");
+    let cadence = Cadence { eval_every: 5, checkpoint_every: 10, eval_at_end: true };
+
+    let mut straight = Toy::new(20, 4);
+    let mut record = Record::default();
+    minnow_train::drive(&mut straight, cadence, Some(&path), &mut record).unwrap();
+    let events = record.0.iter().filter(|e| !e.starts_with("step")).cloned().collect::<Vec<_>>();
+    assert_eq!(events, ["eval 6", "eval 12", "checkpoint 12", "eval 15", "eval 21", "checkpoint 21"]);
+    assert_eq!(record.0.iter().filter(|e| e.starts_with("step")).count(), 7);
+
+    // Stopped at its checkpoint at step 12 and resumed.
+    let mut first = Toy::new(12, 4);
+    minnow_train::drive(&mut first, cadence, Some(&path), &mut ()).unwrap();
+    let mut resumed = Toy::new(20, 4);
+    minnow_train::resume(&mut resumed, &path).unwrap();
+    assert_eq!(resumed.step(), 12);
+    minnow_train::drive(&mut resumed, cadence, None, &mut ()).unwrap();
+    assert_eq!((resumed.step, resumed.sum.to_bits()), (straight.step, straight.sum.to_bits()));
+
+    let err = minnow_train::resume(&mut Toy::new(20, 5), &path).unwrap_err().to_string();
+    assert_eq!(err, "cannot resume: the checkpoint was trained with width=4, this run is width=5");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
