@@ -160,7 +160,7 @@ impl Default for CheckerboardConfig {
 
 /// The default seed of every variant, not chosen for its result: whether
 /// a run reaches 100% depends on the seed (docs/PERFORMANCE.md has the
-/// distribution; this one does not within 500 steps).
+/// distribution).
 pub const DEFAULT_SEED: u64 = 1;
 
 /// Gumbel noise on the logits: see [`CheckerboardConfig::logit_noise`].
