@@ -21,20 +21,100 @@ use crate::gates::{self, OP_NAMES, op_bit, op_word};
 use crate::{LogicError, Result};
 
 /// The bit planes of a grid: `[channels, height, words_per_row]` words.
+///
+/// A grid may be tiled ([`BitGrid::tiled`]): blocks of
+/// `block_height x block_width` cells that a CA step treats as separate
+/// grids, each with the zero boundary of its own, so that several small
+/// grids share the words of one tile of the bit-parallel step instead of
+/// each filling a tile mostly with padding.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BitGrid {
     height: usize,
     width: usize,
     channels: usize,
     words_per_row: usize,
+    block_height: usize,
+    block_width: usize,
     bits: Vec<u64>,
 }
 
 impl BitGrid {
     /// An all-zero grid.
     pub fn new(height: usize, width: usize, channels: usize) -> Self {
+        Self::tiled(height, width, 1, 1, channels)
+    }
+
+    /// An all-zero grid of `down x across` blocks of
+    /// `block_height x block_width` cells, each a grid of its own to a CA
+    /// step (zero boundary only).
+    pub fn tiled(block_height: usize, block_width: usize, down: usize, across: usize, channels: usize) -> Self {
+        let (height, width) = (block_height * down, block_width * across);
         let words_per_row = width.div_ceil(64);
-        Self { height, width, channels, words_per_row, bits: vec![0; channels * height * words_per_row] }
+        Self {
+            height,
+            width,
+            channels,
+            words_per_row,
+            block_height,
+            block_width,
+            bits: vec![0; channels * height * words_per_row],
+        }
+    }
+
+    /// Blocks per row of blocks and rows of blocks.
+    fn blocks_across_down(&self) -> (usize, usize) {
+        (self.width / self.block_width, self.height / self.block_height)
+    }
+
+    /// How many blocks the grid holds (1 unless [`tiled`](Self::tiled)).
+    pub fn blocks(&self) -> usize {
+        let (across, down) = self.blocks_across_down();
+        across * down
+    }
+
+    /// Whether the grid holds more than one block.
+    pub fn is_tiled(&self) -> bool {
+        self.blocks() > 1
+    }
+
+    /// Copies `grid` (one block's size and this grid's channels) into block
+    /// `block` (row-major over the blocks).
+    #[track_caller]
+    pub fn put_block(&mut self, block: usize, grid: &BitGrid) {
+        assert!(
+            block < self.blocks()
+                && (grid.height, grid.width, grid.channels) == (self.block_height, self.block_width, self.channels),
+            "BitGrid::put_block: expected a block below {} and a {}x{}x{} grid, found block {block} and {}x{}x{}",
+            self.blocks(),
+            self.block_height,
+            self.block_width,
+            self.channels,
+            grid.height,
+            grid.width,
+            grid.channels
+        );
+        let (across, _) = self.blocks_across_down();
+        let (r0, c0) = (block / across * self.block_height, block % across * self.block_width);
+        for c in 0..self.channels {
+            for r in 0..grid.height {
+                for col in 0..grid.width {
+                    self.set(c, r0 + r, c0 + col, grid.get(c, r, col));
+                }
+            }
+        }
+    }
+
+    /// Sets every cell of block `block` in every channel to `value`.
+    pub fn fill_block(&mut self, block: usize, value: bool) {
+        let (across, _) = self.blocks_across_down();
+        let (r0, c0) = (block / across * self.block_height, block % across * self.block_width);
+        for c in 0..self.channels {
+            for r in r0..r0 + self.block_height {
+                for col in c0..c0 + self.block_width {
+                    self.set(c, r, col, value);
+                }
+            }
+        }
     }
 
     pub fn height(&self) -> usize {
@@ -88,6 +168,7 @@ impl BitGrid {
             other.channels
         );
         self.bits.copy_from_slice(&other.bits);
+        (self.block_height, self.block_width) = (other.block_height, other.block_width);
     }
 
     /// Sets the grid from `[channels, height * width]` values (>= 0.5 is 1).
@@ -473,21 +554,28 @@ impl HardProgram {
             dst.width,
             dst.channels
         );
+        let tiled = src.is_tiled();
+        assert!(!(tiled && self.periodic), "HardProgram::step: a tiled grid needs the zero boundary");
         let wpr = src.words_per_row;
         let plane_len = src.height * wpr;
         scratch.fit(self.taps.len() + self.instrs.len());
+        if tiled {
+            scratch.fit_blocks(src);
+        }
         let last_mask = src.word_mask(wpr - 1);
         let step = TILE % wpr;
         // Column word of each lane, and so which lanes start or end a row.
         let mut col: [usize; TILE] = std::array::from_fn(|j| j % wpr);
-        let slots = &mut scratch.slots[..self.taps.len() + self.instrs.len()];
-        for i0 in (0..plane_len).step_by(TILE) {
+        let HardScratch { slots, blocks, .. } = scratch;
+        let slots = &mut slots[..self.taps.len() + self.instrs.len()];
+        for (t, i0) in (0..plane_len).step_by(TILE).enumerate() {
             let lanes = Lanes {
                 i0,
                 n: TILE.min(plane_len - i0),
                 col,
                 not_first: std::array::from_fn(|j| if col[j] == 0 { 0 } else { !0 }),
                 not_last: std::array::from_fn(|j| if col[j] == wpr - 1 { 0 } else { !0 }),
+                blocks: if tiled { Some(&blocks[t]) } else { None },
             };
             for (slot, &(c, d)) in slots.iter_mut().zip(&self.taps) {
                 tap(&mut slot.0, src, c as usize, d, self.periodic, &lanes);
@@ -526,7 +614,7 @@ impl HardProgram {
 /// once per 4096 cells. On `logic_ca/hard` (28-gate circuit, one run):
 /// 8 words 229 us (scalar code, a dispatch per register), 32 words 54 us,
 /// 64 words 47 us, 128 words 63 us (slots spill L1).
-const TILE: usize = 64;
+pub(crate) const TILE: usize = 64;
 
 type Tile = [u64; TILE];
 
@@ -536,13 +624,52 @@ type Tile = [u64; TILE];
 struct AlignedTile(Tile);
 
 /// The words `i0..i0 + n` of a plane that a tile computes (row-major, so
-/// a tile may span rows), with masks of the lanes that start or end a row.
-struct Lanes {
+/// a tile may span rows), with masks of the lanes that start or end a row,
+/// and of a tiled grid's block edges.
+struct Lanes<'a> {
     i0: usize,
     n: usize,
     col: [usize; TILE],
     not_first: Tile,
     not_last: Tile,
+    blocks: Option<&'a BlockMasks>,
+}
+
+/// The bits of a tile's lanes that may read across a block's edge: 0 in
+/// a lane at a block's top (bottom) row, and the columns that start (end)
+/// a block cleared.
+#[derive(Clone, Debug)]
+struct BlockMasks {
+    not_top: Tile,
+    not_bottom: Tile,
+    not_left: Tile,
+    not_right: Tile,
+}
+
+impl BlockMasks {
+    fn new(grid: &BitGrid, i0: usize, col: &[usize; TILE]) -> Self {
+        let (wpr, bh, bw) = (grid.words_per_row, grid.block_height, grid.block_width);
+        let row_is = |j: usize, edge: usize| (i0 + j) / wpr % bh == edge;
+        // The bits of word q whose column is `edge` within its block.
+        let cols = |q: usize, edge: usize| {
+            let (lo, hi) = (64 * q, (64 * q + 64).min(grid.width));
+            let mut bits = 0u64;
+            let mut c = lo - lo % bw + edge;
+            while c < hi {
+                if c >= lo {
+                    bits |= 1 << (c - lo);
+                }
+                c += bw;
+            }
+            !bits
+        };
+        Self {
+            not_top: std::array::from_fn(|j| if row_is(j, 0) { 0 } else { !0 }),
+            not_bottom: std::array::from_fn(|j| if row_is(j, bh - 1) { 0 } else { !0 }),
+            not_left: std::array::from_fn(|j| cols(col[j], 0)),
+            not_right: std::array::from_fn(|j| cols(col[j], bw - 1)),
+        }
+    }
 }
 
 /// Tap `d` (row-major 3x3) of channel `c` on a tile: each bit is the bit
@@ -559,14 +686,44 @@ fn tap(out: &mut Tile, grid: &BitGrid, c: usize, d: u8, periodic: bool, lanes: &
     }
     // Words s - 1 ..= s + TILE: the lanes' source words and one either side.
     let s = lanes.i0 as isize + dr * wpr as isize;
-    let window: [u64; TILE + 2];
+    let mut window: [u64; TILE + 2];
     let run: &[u64] = if s >= 1 && s as usize + TILE < plane.len() {
         &plane[s as usize - 1..][..TILE + 2]
     } else {
-        window = std::array::from_fn(|t| plane.get((s - 1 + t as isize) as usize).copied().unwrap_or(0));
+        // Zeros, then the words of the plane that exist.
+        window = [0; TILE + 2];
+        let (from, to) = ((s - 1).max(0), (s - 1 + TILE as isize + 2).min(plane.len() as isize));
+        if from < to {
+            let at = (from - (s - 1)) as usize;
+            window[at..at + (to - from) as usize].copy_from_slice(&plane[from as usize..to as usize]);
+        }
         &window
     };
     let (before, here, after) = (&run[..TILE], &run[1..TILE + 1], &run[2..]);
+    shift(out, before, here, after, dc, lanes);
+    if let Some(blocks) = &lanes.blocks {
+        let rows = match dr {
+            -1 => Some(&blocks.not_top),
+            1 => Some(&blocks.not_bottom),
+            _ => None,
+        };
+        let cols = match dc {
+            -1 => Some(&blocks.not_left),
+            1 => Some(&blocks.not_right),
+            _ => None,
+        };
+        for mask in rows.into_iter().chain(cols) {
+            for (o, &m) in out.iter_mut().zip(mask) {
+                *o &= m;
+            }
+        }
+    }
+}
+
+/// A tap's column shift of a run of words: `here` as is, or every bit
+/// taken from the column before (after) it.
+#[inline(always)]
+fn shift(out: &mut Tile, before: &[u64], here: &[u64], after: &[u64], dc: isize, lanes: &Lanes) {
     match dc {
         0 => out.copy_from_slice(here),
         // Reads column col - 1: bits move up by one, with the carry from
@@ -624,6 +781,10 @@ fn gate(op: u8, out: &mut Tile, a: &Tile, b: &Tile) {
 #[derive(Clone, Debug, Default)]
 pub struct HardScratch {
     slots: Vec<AlignedTile>,
+    /// A tiled grid's block masks, one per tile of the step, and the
+    /// shape (height, width, block height, block width) they are for.
+    blocks: Vec<BlockMasks>,
+    blocks_for: (usize, usize, usize, usize),
 }
 
 impl HardScratch {
@@ -633,6 +794,22 @@ impl HardScratch {
         let mut scratch = Self::default();
         scratch.fit(slots);
         scratch
+    }
+
+    /// The block masks of every tile of a step on `grid` (tiled), built
+    /// once per shape.
+    fn fit_blocks(&mut self, grid: &BitGrid) {
+        let shape = (grid.height, grid.width, grid.block_height, grid.block_width);
+        if self.blocks_for == shape && !self.blocks.is_empty() {
+            return;
+        }
+        self.blocks.clear();
+        let wpr = grid.words_per_row;
+        for i0 in (0..grid.height * wpr).step_by(TILE) {
+            let col: [usize; TILE] = std::array::from_fn(|j| (i0 + j) % wpr);
+            self.blocks.push(BlockMasks::new(grid, i0, &col));
+        }
+        self.blocks_for = shape;
     }
 
     fn fit(&mut self, slots: usize) {

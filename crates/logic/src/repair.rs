@@ -12,7 +12,7 @@
 
 use crate::ca::{Boundary, Circuit, LogicCa, TAPS};
 use crate::gates::{OPS, argmax, op_bit};
-use crate::hard::{BitGrid, HardProgram, HardScratch, Prune};
+use crate::hard::{BitGrid, HardProgram, HardScratch, Prune, TILE};
 
 /// The grids a repair scores circuits on: start states, the channel-0
 /// target of each, and, for asynchronous updates, each grid's fire mask
@@ -66,11 +66,71 @@ pub struct RepairOutcome {
     pub evaluations: usize,
 }
 
+/// A [`RepairSet`] as the search runs it: with the zero boundary, as many
+/// grids per tiled [`BitGrid`] as fill one tile of the bit-parallel step
+/// (sixteen 16x16 grids), so a circuit is scored on several grids for the
+/// cost of one.
+#[derive(Clone, Debug)]
+struct Packed {
+    starts: Vec<BitGrid>,
+    targets: Vec<BitGrid>,
+    /// One channel each: the cells of blocks that hold a grid of the set.
+    used: Vec<BitGrid>,
+    /// `steps` masks per packed grid, or none.
+    fires: Vec<BitGrid>,
+}
+
+impl Packed {
+    fn new(set: &RepairSet, boundary: Boundary) -> Self {
+        let first = &set.starts[0];
+        let (h, w, channels) = (first.height(), first.width(), first.channels());
+        let n = set.starts.len();
+        let (mut across, mut down) = match boundary {
+            Boundary::Zero => {
+                let across = (64 / w).max(1);
+                (across, (TILE / (h * (across * w).div_ceil(64))).max(1))
+            }
+            Boundary::Periodic => (1, 1),
+        };
+        if n < across * down {
+            across = across.min(n);
+            down = n.div_ceil(across);
+        }
+        let per = across * down;
+        let mut packed = Self { starts: Vec::new(), targets: Vec::new(), used: Vec::new(), fires: Vec::new() };
+        for first in (0..n).step_by(per) {
+            let grids = first..(first + per).min(n);
+            let (mut start, mut target) =
+                (BitGrid::tiled(h, w, down, across, channels), BitGrid::tiled(h, w, down, across, 1));
+            let mut used = target.clone();
+            for (b, g) in grids.clone().enumerate() {
+                start.put_block(b, &set.starts[g]);
+                target.put_block(b, &set.targets[g]);
+                used.fill_block(b, true);
+            }
+            if !set.fires.is_empty() {
+                for t in 0..set.steps {
+                    let mut fire = BitGrid::tiled(h, w, down, across, 1);
+                    for (b, g) in grids.clone().enumerate() {
+                        fire.put_block(b, &set.fires[g * set.steps + t]);
+                    }
+                    packed.fires.push(fire);
+                }
+            }
+            packed.starts.push(start);
+            packed.targets.push(target);
+            packed.used.push(used);
+        }
+        packed
+    }
+}
+
 /// The search state: the set and every buffer a repair needs, so a repair
 /// after the first allocates nothing.
 #[derive(Clone, Debug)]
 pub struct Repair {
     set: RepairSet,
+    packed: Packed,
     boundary: Boundary,
     program: HardProgram,
     ops: Vec<u8>,
@@ -87,9 +147,10 @@ pub struct Repair {
 impl Repair {
     /// A repair of circuits like `circuit` on `set`.
     pub fn new(set: RepairSet, circuit: &Circuit, boundary: Boundary) -> Self {
-        let first = &set.starts[0];
-        let grid = BitGrid::new(first.height(), first.width(), circuit.channels);
+        let packed = Packed::new(&set, boundary);
+        let grid = packed.starts[0].clone();
         Self {
+            packed,
             boundary,
             // Built unpruned first, the largest it can be, so later rebuilds
             // reuse its capacity.
@@ -192,14 +253,16 @@ impl Repair {
     /// Channel-0 cells the current program gets wrong on the set, counted
     /// until `limit` (a count at `limit` means "at least").
     fn count_errors(&mut self, limit: usize) -> usize {
-        let set = &self.set;
+        let (packed, steps) = (&self.packed, self.set.steps);
         let mut errors = 0;
-        for (g, (start, target)) in set.starts.iter().zip(&set.targets).enumerate() {
+        for (g, (start, (target, used))) in
+            packed.starts.iter().zip(packed.targets.iter().zip(&packed.used)).enumerate()
+        {
             self.grid.copy_from(start);
-            for t in 0..set.steps {
+            for t in 0..steps {
                 self.program.step(&self.grid, &mut self.next, &mut self.scratch);
-                if !set.fires.is_empty() {
-                    self.next.keep_unfired(&self.grid, &set.fires[g * set.steps + t]);
+                if !packed.fires.is_empty() {
+                    self.next.keep_unfired(&self.grid, &packed.fires[g * steps + t]);
                 }
                 std::mem::swap(&mut self.grid, &mut self.next);
             }
@@ -208,7 +271,8 @@ impl Repair {
                 .plane(0)
                 .iter()
                 .zip(target.plane(0))
-                .map(|(a, b)| (a ^ b).count_ones() as usize)
+                .zip(used.plane(0))
+                .map(|((a, b), u)| ((a ^ b) & u).count_ones() as usize)
                 .sum::<usize>();
             if errors >= limit {
                 return limit;

@@ -181,3 +181,60 @@ fn bad_text_is_an_error() {
     .unwrap();
     assert_eq!(ok.gate_count(), 1);
 }
+
+/// A tiled grid steps each of its blocks as a grid of its own: blocks of
+/// several sizes (one word holding four grids side by side, blocks that
+/// straddle words, a single block) over several steps, each block equal
+/// to its grid stepped alone.
+#[test]
+fn tiled_grid_steps_each_block_as_its_own_grid() {
+    for (h, w, down, across) in [(16, 16, 4, 4), (5, 7, 3, 13), (9, 40, 2, 3), (6, 6, 1, 1)] {
+        let mut ca = LogicCa::new(&small(h, w, Boundary::Zero), 7).unwrap();
+        randomize_ops(&mut ca, 8, false);
+        let mut ops = vec![0u8; ca.circuit().params];
+        ca.hard_ops(&mut ops);
+        let program = HardProgram::new(ca.circuit(), &ops, Boundary::Zero, Prune::None);
+        let channels = ca.config().channels;
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(9);
+        let mut grids: Vec<BitGrid> = (0..down * across)
+            .map(|_| {
+                let mut g = BitGrid::new(h, w, channels);
+                g.fill_random(|| rng.random());
+                g
+            })
+            .collect();
+        let mut tiled = BitGrid::tiled(h, w, down, across, channels);
+        for (b, g) in grids.iter().enumerate() {
+            tiled.put_block(b, g);
+        }
+        assert_eq!(tiled.blocks(), down * across);
+        let mut scratch = HardScratch::default();
+        let mut next = tiled.clone();
+        for _ in 0..4 {
+            program.step(&tiled, &mut next, &mut scratch);
+            std::mem::swap(&mut tiled, &mut next);
+            for g in &mut grids {
+                let mut out = g.clone();
+                program.step(g, &mut out, &mut scratch);
+                *g = out;
+            }
+        }
+        let mut changed = false;
+        for (b, g) in grids.iter().enumerate() {
+            let (r0, c0) = (b / across * h, b % across * w);
+            for c in 0..channels {
+                for r in 0..h {
+                    for col in 0..w {
+                        assert_eq!(
+                            tiled.get(c, r0 + r, c0 + col),
+                            g.get(c, r, col),
+                            "{h}x{w} block {b} ({c}, {r}, {col})"
+                        );
+                        changed |= g.get(c, r, col);
+                    }
+                }
+            }
+        }
+        assert!(changed, "{h}x{w}: the circuit should leave some cell on");
+    }
+}

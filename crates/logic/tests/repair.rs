@@ -153,3 +153,46 @@ fn repair_config_errors_name_the_key() {
     // Off, the other keys are not checked.
     CheckerboardConfig::from_json(r#"{"repair": {"every": 0, "grids": 0}}"#).unwrap();
 }
+
+/// Scored packed (several grids per tiled grid, the last pack part
+/// empty), a circuit gets exactly the errors of its grids run one by one,
+/// synchronously and with fire masks.
+#[test]
+fn packed_scoring_counts_each_grid_as_run_alone() {
+    let config = LogicCaConfig { height: 16, width: 16, ..small() };
+    let mut ca = LogicCa::new(&config, 11).unwrap();
+    let ops = random_ops(&mut ca, 12);
+    let program = HardProgram::new(ca.circuit(), &ops, Boundary::Zero, Prune::None);
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(13);
+    let (grids, steps) = (19, 3);
+    let random = |rng: &mut rand_pcg::Pcg64, channels| {
+        let mut g = BitGrid::new(16, 16, channels);
+        g.fill_random(|| rng.random());
+        g
+    };
+    let starts: Vec<BitGrid> = (0..grids).map(|_| random(&mut rng, config.channels)).collect();
+    let targets: Vec<BitGrid> = (0..grids).map(|_| random(&mut rng, 1)).collect();
+    let fires: Vec<BitGrid> = (0..grids * steps).map(|_| random(&mut rng, 1)).collect();
+    for asynchronous in [false, true] {
+        let mut expected = 0;
+        let mut scratch = HardScratch::default();
+        for (g, (start, target)) in starts.iter().zip(&targets).enumerate() {
+            let mut a = start.clone();
+            for t in 0..steps {
+                let mut b = a.clone();
+                program.step(&a, &mut b, &mut scratch);
+                if asynchronous {
+                    b.keep_unfired(&a, &fires[g * steps + t]);
+                }
+                a = b;
+            }
+            expected += (0..16 * 16).filter(|&i| a.get(0, i / 16, i % 16) != target.get(0, i / 16, i % 16)).count();
+        }
+        let fires = if asynchronous { fires.clone() } else { Vec::new() };
+        let set = RepairSet::new(starts.clone(), targets.clone(), fires, steps);
+        let mut repair = Repair::new(set, ca.circuit(), Boundary::Zero);
+        // The pruned program the search scores with computes channel 0 alike.
+        assert_eq!(repair.errors(ca.circuit(), &ops), expected, "asynchronous: {asynchronous}");
+        assert!(expected > 0 && expected < grids * 256);
+    }
+}

@@ -137,8 +137,8 @@ fn learns_a_small_checkerboard() {
 }
 
 /// The target for the full task from every seed 1-32 (the default config:
-/// a population of 2 members, lr 0.1, repairs of the hard circuit, up to
-/// 500 steps): at least 29 seeds reach 100% hard accuracy, and their kept
+/// a population of 2 members, lr 0.1, pass-through logits at 8, repairs of
+/// the hard circuit, up to 500 steps): at least 29 seeds reach 100% hard accuracy, and their kept
 /// circuits hold at least 99% on 64x64 grids and under damage
 /// (docs/PERFORMANCE.md has the table). Run it in release: `cargo test
 /// --release -p minnow-logic --test training -- --ignored
