@@ -4,12 +4,12 @@
 #
 #   bash benches/peers/run_all.sh [OUT_DIR]
 #
-# Env: PEERS_PY (default /work/peers-venv/bin/python), PEER_GROUPS (default
+# Env: PEERS_PY (default $HOME/peers-venv/bin/python), PEER_GROUPS (default
 # "dqn_step az_forward"), QUIET_S (30), GIVE_UP_S (1200).
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-PY="${PEERS_PY:-/work/peers-venv/bin/python}"
+PY="${PEERS_PY:-$HOME/peers-venv/bin/python}"
 OUT="${1:-$HERE/results/$(date -u +%Y%m%dT%H%M%SZ)}"
 QUIET_S="${QUIET_S:-30}"
 GIVE_UP_S="${GIVE_UP_S:-1200}"
