@@ -44,6 +44,22 @@ pub struct SelfPlayConfig {
     /// move). `q` carries what the search saw with far less noise than one
     /// game's result; `z` keeps the target anchored to real outcomes.
     pub search_value_weight: f32,
+    /// With the search's solver on, a position whose root the search
+    /// proved takes its exact value as the target instead (neither `z`,
+    /// which a later exploratory move may have spoiled, nor a mean `q`).
+    pub proven_value_target: bool,
+    /// Each game opens with `k` uniformly random moves, `k` drawn
+    /// uniformly from `0..=random_opening_moves`, played without search
+    /// and not recorded: self-play then meets far more varied positions
+    /// than its own openings reach (0: off).
+    pub random_opening_moves: u32,
+    /// Playout cap randomisation (Wu 2019, as in KataGo): a move gets the
+    /// full search (root noise, recorded for training) with this
+    /// probability, else a fast one of `fast_simulations` (no noise, not
+    /// recorded) that only moves the game on, so more games (and game
+    /// results) come from the same simulations. 1: every move in full.
+    pub full_search_fraction: f32,
+    pub fast_simulations: u32,
 }
 
 impl Default for SelfPlayConfig {
@@ -57,6 +73,10 @@ impl Default for SelfPlayConfig {
             final_temperature: 0.0,
             max_moves: 1000,
             search_value_weight: 0.0,
+            proven_value_target: false,
+            random_opening_moves: 0,
+            full_search_fraction: 1.0,
+            fast_simulations: 16,
         }
     }
 }
@@ -334,6 +354,25 @@ impl AzConfig {
         }
         if s.max_moves == 0 {
             return Err(count("self_play", "max_moves", "at least 1", 0));
+        }
+        if s.random_opening_moves >= s.max_moves {
+            return Err(count(
+                "self_play",
+                "random_opening_moves",
+                "a value below max_moves",
+                s.random_opening_moves as u64,
+            ));
+        }
+        if !(s.full_search_fraction > 0.0 && s.full_search_fraction <= 1.0) {
+            return Err(value("self_play", "full_search_fraction", "a value in (0, 1]", s.full_search_fraction));
+        }
+        if s.fast_simulations == 0 || s.fast_simulations > self.mcts.simulations {
+            return Err(count(
+                "self_play",
+                "fast_simulations",
+                "a value in 1..=mcts.simulations",
+                s.fast_simulations as u64,
+            ));
         }
         check_temperature("self_play", "temperature", s.temperature)?;
         check_temperature("self_play", "final_temperature", s.final_temperature)?;
