@@ -109,6 +109,7 @@ fn random_openings_must_leave_room_for_a_game() {
     let err = AzRun::<TicTacToe>::new(c).unwrap_err().to_string();
     assert!(err.contains("full_search_fraction"), "{err}");
     let mut c = AzConfig::tictactoe();
+    c.self_play.full_search_fraction = 0.5;
     c.self_play.fast_simulations = c.mcts.simulations + 1;
     let err = AzRun::<TicTacToe>::new(c).unwrap_err().to_string();
     assert!(err.contains("fast_simulations") && err.contains("65"), "{err}");
