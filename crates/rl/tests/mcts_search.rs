@@ -319,3 +319,28 @@ fn gumbel_root_finds_the_best_move_on_small_budgets() {
     }
     assert!(checked >= 20);
 }
+
+#[test]
+fn a_shorter_search_runs_its_own_budget_capped_by_the_config() {
+    let mut rng = Pcg64Mcg::seed_from_u64(4);
+    let mut search = Search::new(&MctsConfig { reuse_tree: false, ..config(64) }, &TicTacToe::new()).unwrap();
+    let mut eval = UniformEvaluator;
+    for (asked, runs) in [(10, 10), (64, 64), (500, 64), (0, 1)] {
+        search.reset(&TicTacToe::new());
+        search.begin_with(asked, false, &mut rng).unwrap();
+        let mut batch = minnow_rl::mcts::LeafBatch::new(8);
+        while !search.is_done() {
+            batch.clear();
+            search.collect(&mut batch, &mut rng);
+            batch.evaluate(&mut eval);
+            let (logits, values) = batch.outputs();
+            search.absorb(logits, values, &mut rng);
+        }
+        assert_eq!(search.simulations_done(), runs, "asked for {asked}");
+        assert_eq!(search.root_visits(), runs, "asked for {asked}");
+    }
+    // `begin` is the full budget again after a short search.
+    search.reset(&TicTacToe::new());
+    search.run(&mut eval, false, &mut rng).unwrap();
+    assert_eq!(search.simulations_done(), 64);
+}

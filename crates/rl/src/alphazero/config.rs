@@ -44,6 +44,22 @@ pub struct SelfPlayConfig {
     /// move). `q` carries what the search saw with far less noise than one
     /// game's result; `z` keeps the target anchored to real outcomes.
     pub search_value_weight: f32,
+    /// With the search's solver on, a position whose root the search
+    /// proved takes its exact value as the target instead (neither `z`,
+    /// which a later exploratory move may have spoiled, nor a mean `q`).
+    pub proven_value_target: bool,
+    /// Each game opens with `k` uniformly random moves, `k` drawn
+    /// uniformly from `0..=random_opening_moves`, played without search
+    /// and not recorded: self-play then meets far more varied positions
+    /// than its own openings reach (0: off).
+    pub random_opening_moves: u32,
+    /// Playout cap randomisation (Wu 2019, as in KataGo): a move gets the
+    /// full search (root noise, recorded for training) with this
+    /// probability, else a fast one of `fast_simulations` (no noise, not
+    /// recorded) that only moves the game on, so more games (and game
+    /// results) come from the same simulations. 1: every move in full.
+    pub full_search_fraction: f32,
+    pub fast_simulations: u32,
 }
 
 impl Default for SelfPlayConfig {
@@ -57,6 +73,10 @@ impl Default for SelfPlayConfig {
             final_temperature: 0.0,
             max_moves: 1000,
             search_value_weight: 0.0,
+            proven_value_target: false,
+            random_opening_moves: 0,
+            full_search_fraction: 1.0,
+            fast_simulations: 16,
         }
     }
 }
@@ -209,15 +229,20 @@ impl AzConfig {
         }
     }
 
-    /// Connect four: 1,260 iterations of 128 self-play games (two threads)
-    /// overlapped with training (about 30 minutes on two idle cores with
-    /// 48 updates per iteration; not re-timed at 64).
-    /// Defined by games and updates, not minutes, so how far a run gets
-    /// does not depend on the machine's speed. 64 updates of 256 per 128
-    /// games: each position is trained on about 5 times, as stored or
-    /// mirrored (the board is left-right symmetric). Value targets average
-    /// the game's result with the search's value, and the search proves
-    /// the wins and losses it sees to the end (solver).
+    /// Connect four: 1,260 iterations, each 320 self-play games (two
+    /// threads) overlapped with 64 updates of 256. Defined by games and
+    /// updates, not minutes, so how far a run gets does not depend on the
+    /// machine's speed. Self-play is made varied and cheap: each game opens
+    /// with 0-8 random moves and plays its later moves at temperature 0.4
+    /// (AlphaZero.jl's connect-four schedule), so it meets positions like
+    /// those of a real opponent rather than its own main lines; a quarter
+    /// of the moves get the full 160-simulation search and are recorded,
+    /// the rest a 32-simulation one (playout cap randomisation), so as
+    /// many simulations give 2.5 times the games and game results. Value
+    /// targets average the game's result with the search's value, or take
+    /// the exact value where the search proved it (solver); the learner
+    /// sees each sample as stored or mirrored (the board is left-right
+    /// symmetric).
     pub fn connect4() -> Self {
         Self {
             iterations: 1260,
@@ -232,9 +257,14 @@ impl AzConfig {
             self_play: SelfPlayConfig {
                 workers: 2,
                 parallel_games: 64,
-                games_per_iteration: 64,
+                games_per_iteration: 160,
                 temperature_moves: 10,
+                final_temperature: 0.4,
                 search_value_weight: 0.5,
+                proven_value_target: true,
+                random_opening_moves: 8,
+                full_search_fraction: 0.25,
+                fast_simulations: 32,
                 ..SelfPlayConfig::default()
             },
             training: TrainingConfig {
@@ -334,6 +364,27 @@ impl AzConfig {
         }
         if s.max_moves == 0 {
             return Err(count("self_play", "max_moves", "at least 1", 0));
+        }
+        if s.random_opening_moves >= s.max_moves {
+            return Err(count(
+                "self_play",
+                "random_opening_moves",
+                "a value below max_moves",
+                s.random_opening_moves as u64,
+            ));
+        }
+        if !(s.full_search_fraction > 0.0 && s.full_search_fraction <= 1.0) {
+            return Err(value("self_play", "full_search_fraction", "a value in (0, 1]", s.full_search_fraction));
+        }
+        // The fast search's budget matters only when some moves get one.
+        let fast_used = s.full_search_fraction < 1.0;
+        if s.fast_simulations == 0 || (fast_used && s.fast_simulations > self.mcts.simulations) {
+            return Err(count(
+                "self_play",
+                "fast_simulations",
+                "a value in 1..=mcts.simulations",
+                s.fast_simulations as u64,
+            ));
         }
         check_temperature("self_play", "temperature", s.temperature)?;
         check_temperature("self_play", "final_temperature", s.final_temperature)?;

@@ -40,8 +40,12 @@ struct Record {
     movers: Vec<u8>,
     /// The root's search value for the mover at each recorded position.
     search_values: Vec<f32>,
+    /// The root's exact value for the mover where the solver proved it.
+    proven: Vec<Option<f32>>,
     moves: u32,
     running: bool,
+    /// The current move's search is a full one (recorded).
+    full: bool,
 }
 
 /// Plays self-play games with a network snapshot. The trees, the batch
@@ -56,6 +60,7 @@ pub struct SelfPlayWorker<G: Game> {
     batch: LeafBatch<G>,
     eval: NetEvaluator<G>,
     outcomes: Vec<f32>,
+    legal: Vec<u16>,
     policy_row: Vec<f32>,
 }
 
@@ -70,6 +75,7 @@ impl<G: Game + Default> SelfPlayWorker<G> {
             batch: LeafBatch::new(config.parallel_games * mcts.leaves_per_round as usize),
             eval: NetEvaluator::new(net, params)?,
             outcomes: vec![0.0; G::MAX_OUTCOMES.max(1)],
+            legal: vec![0; G::MAX_LEGAL.max(1)],
             policy_row: vec![0.0; G::ACTIONS],
         })
     }
@@ -95,9 +101,15 @@ impl<G: Game + Default> SelfPlayWorker<G> {
             }
         }
         while self.slots.iter().any(|s| s.running) {
-            for (search, slot) in self.searches.iter_mut().zip(&self.slots) {
+            let (fraction, fast) = (self.config.full_search_fraction, self.config.fast_simulations);
+            for (search, slot) in self.searches.iter_mut().zip(&mut self.slots) {
                 if slot.running {
-                    search.begin(true, &mut rng)?;
+                    slot.full = fraction >= 1.0 || rng.random::<f32>() < fraction;
+                    if slot.full {
+                        search.begin(true, &mut rng)?;
+                    } else {
+                        search.begin_with(fast, false, &mut rng)?;
+                    }
                 }
             }
             // Searches of finished slots were not begun: they report done.
@@ -122,13 +134,23 @@ impl<G: Game + Default> SelfPlayWorker<G> {
     }
 
     fn start_game(&mut self, i: usize, seed: u64, rng: &mut impl Rng) -> Result<()> {
-        let game = new_game::<G>(seed);
+        let mut game = new_game::<G>(seed);
+        let most = self.config.random_opening_moves;
+        if most > 0 {
+            let k = rng.random_range(0..=most);
+            random_moves(&mut game, k, &mut self.legal, &mut self.outcomes, rng)?;
+            if game.turn() == Turn::Over {
+                // Rare (a random four in a row, say): play this game from the start.
+                game = new_game::<G>(seed);
+            }
+        }
         let (slot, search) = (&mut self.slots[i], &mut self.searches[i]);
         search.reset(&game);
         slot.obs.clear();
         slot.policy.clear();
         slot.movers.clear();
         slot.search_values.clear();
+        slot.proven.clear();
         slot.moves = 0;
         slot.running = true;
         roll_dice(search, &mut self.outcomes, rng)?;
@@ -144,13 +166,16 @@ impl<G: Game + Default> SelfPlayWorker<G> {
             slot.running = false;
             return Ok(());
         };
-        let start = slot.obs.len();
-        slot.obs.resize(start + G::OBSERVATION_SIZE, 0.0);
-        search.root().observe(&mut slot.obs[start..]);
-        search.visit_policy(&mut self.policy_row);
-        slot.policy.extend_from_slice(&self.policy_row);
-        slot.movers.push(mover as u8);
-        slot.search_values.push(search.root_value());
+        if slot.full {
+            let start = slot.obs.len();
+            slot.obs.resize(start + G::OBSERVATION_SIZE, 0.0);
+            search.root().observe(&mut slot.obs[start..]);
+            search.visit_policy(&mut self.policy_row);
+            slot.policy.extend_from_slice(&self.policy_row);
+            slot.movers.push(mover as u8);
+            slot.search_values.push(search.root_value());
+            slot.proven.push(if self.config.proven_value_target { search.proven_value() } else { None });
+        }
         let t = if slot.moves < self.config.temperature_moves {
             self.config.temperature
         } else {
@@ -179,9 +204,9 @@ impl<G: Game + Default> SelfPlayWorker<G> {
         out.obs.extend_from_slice(&slot.obs);
         out.policy.extend_from_slice(&slot.policy);
         let w = self.config.search_value_weight;
-        let targets = slot.movers.iter().zip(&slot.search_values).map(|(&m, &q)| {
+        let targets = slot.movers.iter().zip(&slot.search_values).zip(&slot.proven).map(|((&m, &q), &exact)| {
             let z = if m == 0 { result0 } else { -result0 };
-            (1.0 - w) * z + w * q
+            exact.unwrap_or((1.0 - w) * z + w * q)
         });
         out.value.extend(targets);
     }
@@ -192,6 +217,36 @@ pub(crate) fn new_game<G: Game + Default>(seed: u64) -> G {
     let mut g = G::default();
     g.reset(seed);
     g
+}
+
+/// Plays `k` uniformly random moves from `game` (dice drawn with their
+/// probabilities), fewer if the game ends first.
+fn random_moves<G: Game>(
+    game: &mut G,
+    k: u32,
+    legal: &mut [u16],
+    outcomes: &mut [f32],
+    rng: &mut impl Rng,
+) -> Result<()> {
+    let mut played = 0;
+    while played < k {
+        match game.turn() {
+            Turn::Player(_) => {
+                let n = game.legal_actions(legal);
+                if n == 0 {
+                    break;
+                }
+                game.apply(legal[rng.random_range(0..n)] as usize)?;
+                played += 1;
+            }
+            Turn::Chance => {
+                let n = game.chance_outcomes(outcomes);
+                game.apply_chance(sample_index(&outcomes[..n], rng))?;
+            }
+            Turn::Over => break,
+        }
+    }
+    Ok(())
 }
 
 /// Resolves chance nodes at the root with draws from their probabilities.

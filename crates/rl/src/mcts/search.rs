@@ -39,6 +39,9 @@ pub struct Search<G: Game> {
     queued: Vec<u32>,
     /// Simulations backed up in the current search.
     done: u32,
+    /// The current search's simulations (`config.simulations` unless
+    /// [`begin_with`](Self::begin_with) asked for fewer).
+    budget: u32,
     noise_pending: bool,
     /// Between `begin` and the next move of the root.
     searching: bool,
@@ -62,6 +65,7 @@ impl<G: Game> Search<G> {
             noise: vec![0.0; G::MAX_LEGAL.max(1)],
             queued: Vec::with_capacity(config.leaves_per_round as usize),
             done: 0,
+            budget: config.simulations,
             noise_pending: false,
             searching: false,
             halving: Halving::with_capacity(G::MAX_LEGAL.max(1)),
@@ -133,12 +137,20 @@ impl<G: Game> Search<G> {
     /// config's fraction is > 0). An error if no player is to move at the
     /// root (the game is over, or dice must be rolled first).
     pub fn begin(&mut self, noise: bool, rng: &mut impl Rng) -> Result<()> {
+        self.begin_with(self.config.simulations, noise, rng)
+    }
+
+    /// [`begin`](Self::begin) with `simulations` new simulations, at most
+    /// `config.simulations` (the arena's size): a cheaper search, for
+    /// moves whose search is not used as a training target.
+    pub fn begin_with(&mut self, simulations: u32, noise: bool, rng: &mut impl Rng) -> Result<()> {
         match self.root().turn() {
             Turn::Player(_) => {}
             Turn::Over => return Err(wrong_turn::<G>("game over")),
             Turn::Chance => return Err(wrong_turn::<G>("a chance node (roll the dice first)")),
         }
-        let need = NODES_PER_SIMULATION * (self.config.simulations as usize + 1);
+        self.budget = simulations.clamp(1, self.config.simulations);
+        let need = NODES_PER_SIMULATION * (self.budget as usize + 1);
         if self.tree.room() < need {
             let root = self.root().clone();
             self.tree.reset(&root, &mut self.outcomes);
@@ -165,7 +177,7 @@ impl<G: Game> Search<G> {
     /// Whether the search begun last has all its simulations backed up
     /// (true, too, when no search was begun since the root last moved).
     pub fn is_done(&self) -> bool {
-        !self.searching || (self.done >= self.config.simulations && self.queued.is_empty())
+        !self.searching || (self.done >= self.budget && self.queued.is_empty())
     }
 
     /// Simulations backed up since [`begin`](Self::begin).
@@ -185,7 +197,7 @@ impl<G: Game> Search<G> {
     pub fn collect(&mut self, batch: &mut LeafBatch<G>, rng: &mut impl Rng) -> usize {
         debug_assert!(self.queued.is_empty(), "Search::collect: absorb the previous round first");
         while self.queued.len() < self.config.leaves_per_round as usize
-            && self.done + (self.queued.len() as u32) < self.config.simulations
+            && self.done + (self.queued.len() as u32) < self.budget
             && batch.len() < batch.capacity()
         {
             match self.descend(rng) {
@@ -630,7 +642,7 @@ impl<G: Game> Search<G> {
         let base = &h.base;
         h.active.sort_unstable_by(|&a, &b| base[b as usize].total_cmp(&base[a as usize]).then(a.cmp(&b)));
         h.active.truncate((self.config.gumbel_considered as usize).min(k).max(1));
-        h.start_phases(self.config.simulations.saturating_sub(self.done));
+        h.start_phases(self.budget.saturating_sub(self.done));
         self.halving = h;
     }
 
