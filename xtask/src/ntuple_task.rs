@@ -10,7 +10,7 @@
 //! board's symmetries (`configs/ntuple-2048-symmetric.json`).
 
 use crate::error::XtaskError;
-use crate::train::{FrontEnd, TrainArgs, layered};
+use crate::train::{FrontEnd, TrainArgs, game_seed, layered};
 use minnow_envs::game2048::{Board, BoardSymmetry, MOVE_COUNT};
 use minnow_envs::{Env, EnvError, Game2048, Game2048Config};
 use minnow_rl::RlError;
@@ -203,11 +203,6 @@ impl Player {
         }
         Ok(Game2048Result::of_games(&envs))
     }
-}
-
-/// Training game `k` of a run seeded `seed` starts from this seed.
-fn game_seed(seed: u64, k: u64) -> u64 {
-    seed.rotate_left(32) ^ k
 }
 
 /// Training statistics since the last metrics line.

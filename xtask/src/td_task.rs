@@ -13,7 +13,7 @@
 use crate::error::XtaskError;
 use crate::pubeval_match::{PointsResult, WholeTurnPlayer, points_match};
 use crate::td_backgammon::{BackgammonTurns, FEATURES, OUTPUTS, TdChooser};
-use crate::train::{FrontEnd, TrainArgs, layered};
+use crate::train::{FrontEnd, TrainArgs, game_seed, layered};
 use minnow_envs::backgammon::pubeval::Pubeval;
 use minnow_rl::RlError;
 use minnow_rl::afterstate::{TdLambda, TdLambdaConfig, ValueNet};
@@ -127,11 +127,6 @@ impl TdBackgammonConfig {
     fn new_net(&self) -> ValueNet {
         ValueNet::new(FEATURES, self.hidden, OUTPUTS, &mut rand_pcg::Pcg64Mcg::seed_from_u64(self.seed))
     }
-}
-
-/// Training game `k` of a run seeded `seed` starts from this seed.
-fn game_seed(seed: u64, k: u64) -> u64 {
-    seed.rotate_left(32) ^ k
 }
 
 /// Training statistics since the last metrics line.

@@ -124,8 +124,6 @@ fn train_digits(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
     Ok(())
 }
 
-/// The task's defaults with the keys of a JSON config file laid over them
-/// (nested objects merge key by key); unknown keys are errors.
 /// A run's directory (`--out`, or `runs/NAME`), created if missing, and
 /// its checkpoint's path, once the flags agree with what the directory
 /// holds: `--resume` needs a checkpoint there, a new run refuses one.
@@ -138,6 +136,11 @@ pub(crate) fn run_dir(args: &TrainArgs, name: &str) -> Result<(PathBuf, PathBuf)
         (false, true) => Err(XtaskError::RunExists { out }),
         _ => Ok((out, checkpoint)),
     }
+}
+
+/// Training game `k` of a run seeded `seed` starts from this seed.
+pub(crate) fn game_seed(seed: u64, k: u64) -> u64 {
+    seed.rotate_left(32) ^ k
 }
 
 /// The task's defaults with the `--config` file (if any) laid over them key

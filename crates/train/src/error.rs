@@ -37,6 +37,11 @@ impl TrainError {
     pub fn task(error: impl std::error::Error + Send + Sync + 'static) -> Self {
         Self::Task(Box::new(error))
     }
+
+    /// Names `path` in an I/O error: `.map_err(TrainError::io(path))`.
+    pub fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Self + '_ {
+        move |source| Self::Io { path: path.to_path_buf(), source }
+    }
 }
 
 pub type Result<T, E = TrainError> = std::result::Result<T, E>;

@@ -19,7 +19,7 @@ pub use run::{Cadence, Metrics, Run, Timing, drive, resume, save};
 /// Reads the UCI digits from `data/digits.csv.gz` (pixels scaled to [0, 1])
 /// and splits it as documented: rows with `i % 5 == 0` are the test set.
 pub fn load_digits(path: &std::path::Path) -> Result<(minnow_nn::Dataset, minnow_nn::Dataset)> {
-    let file = std::fs::File::open(path).map_err(|source| TrainError::Io { path: path.to_path_buf(), source })?;
+    let file = std::fs::File::open(path).map_err(TrainError::io(path))?;
     let reader = std::io::BufReader::new(flate2::read::GzDecoder::new(file));
     let mut data = minnow_nn::Dataset::from_csv(reader, 64, 10)?;
     data.scale(1.0 / 16.0);

@@ -13,7 +13,7 @@ pub struct JsonLines {
     path: PathBuf,
     file: BufWriter<File>,
     kept: Vec<serde_json::Value>,
-    line: String,
+    line: Vec<u8>,
 }
 
 impl JsonLines {
@@ -29,7 +29,7 @@ impl JsonLines {
             && let Ok(file) = File::open(path)
         {
             for line in BufReader::new(file).lines() {
-                let line = line.map_err(io_error(path))?;
+                let line = line.map_err(TrainError::io(path))?;
                 // A line torn by a crash parses as nothing and goes.
                 let value: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
                 if value["step"].as_u64().is_some_and(|s| s <= step) {
@@ -40,10 +40,10 @@ impl JsonLines {
             }
         }
         let tmp = path.with_extension("jsonl.tmp");
-        std::fs::write(&tmp, &text).map_err(io_error(&tmp))?;
-        std::fs::rename(&tmp, path).map_err(io_error(path))?;
-        let file = std::fs::OpenOptions::new().append(true).open(path).map_err(io_error(path))?;
-        Ok(Self { path: path.to_path_buf(), file: BufWriter::new(file), kept, line: String::new() })
+        std::fs::write(&tmp, &text).map_err(TrainError::io(&tmp))?;
+        std::fs::rename(&tmp, path).map_err(TrainError::io(path))?;
+        let file = std::fs::OpenOptions::new().append(true).open(path).map_err(TrainError::io(path))?;
+        Ok(Self { path: path.to_path_buf(), file: BufWriter::new(file), kept, line: Vec::new() })
     }
 
     /// The records kept from before the resume, oldest first.
@@ -58,16 +58,17 @@ impl JsonLines {
 
     /// Appends one record.
     pub fn write(&mut self, step: u64, metrics: &[(&'static str, f64)]) -> std::io::Result<()> {
-        use std::fmt::Write as _;
         self.line.clear();
-        let _ = write!(self.line, "{{\"step\":{step}");
+        write!(self.line, "{{\"step\":{step}")?;
         for (name, value) in metrics {
-            let name = serde_json::Value::from(*name);
-            let value = serde_json::Number::from_f64(*value).map_or(serde_json::Value::Null, Into::into);
-            let _ = write!(self.line, ",{name}:{value}");
+            // serde_json escapes the name and writes a non-finite value as null.
+            self.line.push(b',');
+            serde_json::to_writer(&mut self.line, name)?;
+            self.line.push(b':');
+            serde_json::to_writer(&mut self.line, value)?;
         }
-        self.line.push_str("}\n");
-        self.file.write_all(self.line.as_bytes())
+        self.line.extend_from_slice(b"}\n");
+        self.file.write_all(&self.line)
     }
 
     /// Pushes buffered lines to the file.
@@ -86,6 +87,22 @@ impl Observer for JsonLines {
     }
 }
 
-fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
-    move |source| TrainError::Io { path: path.to_path_buf(), source }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_json_with_non_finite_values_as_null() {
+        let dir = std::env::temp_dir().join(format!("minnow-jsonl-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("metrics.jsonl");
+        let mut sink = JsonLines::open(&path, 0).unwrap();
+        sink.write(7, &[("loss", 0.25), ("odd \"name\"", f64::NAN), ("big", f64::INFINITY)]).unwrap();
+        sink.flush().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text, "{\"step\":7,\"loss\":0.25,\"odd \\\"name\\\"\":null,\"big\":null}\n");
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(value["odd \"name\""], serde_json::Value::Null);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -64,7 +64,7 @@ impl TensorBoard {
                         Err(detail) => return Err(TrainError::CorruptEvents { path, record: i, detail }),
                     };
                     if event_step(data).is_some_and(|s| s <= step) {
-                        frame(data, &mut bytes);
+                        frame(data, &mut bytes).expect("writing to a Vec cannot fail");
                     }
                 }
             }
@@ -73,12 +73,12 @@ impl TensorBoard {
                 put_key(&mut sink.event, EVENT_WALL_TIME);
                 sink.event.extend_from_slice(&wall_time().to_le_bytes());
                 put_string(&mut sink.event, EVENT_FILE_VERSION, FILE_VERSION);
-                frame(&sink.event, &mut bytes);
+                frame(&sink.event, &mut bytes).expect("writing to a Vec cannot fail");
             }
         }
         let tmp = tmp_path(&path);
-        sink.file.write_all(&bytes).and_then(|()| sink.file.flush()).map_err(io_error(&tmp))?;
-        std::fs::rename(&tmp, &path).map_err(io_error(&path))?;
+        sink.file.write_all(&bytes).and_then(|()| sink.file.flush()).map_err(TrainError::io(&tmp))?;
+        std::fs::rename(&tmp, &path).map_err(TrainError::io(&path))?;
         Ok(sink)
     }
 
@@ -106,13 +106,7 @@ impl TensorBoard {
         put_key(&mut self.event, EVENT_SUMMARY);
         put_varint(&mut self.event, self.summary.len() as u64);
         self.event.extend_from_slice(&self.summary);
-        let mut header = [0u8; 12];
-        header[..8].copy_from_slice(&(self.event.len() as u64).to_le_bytes());
-        let crc = masked_crc(&header[..8]);
-        header[8..].copy_from_slice(&crc.to_le_bytes());
-        self.file.write_all(&header)?;
-        self.file.write_all(&self.event)?;
-        self.file.write_all(&masked_crc(&self.event).to_le_bytes())
+        frame(&self.event, &mut self.file)
     }
 
     /// Pushes buffered events to the file.
@@ -140,7 +134,7 @@ fn tmp_path(path: &Path) -> PathBuf {
 /// it is the event file itself, opened for appending.
 fn tempfile_for(path: &Path) -> Result<File> {
     let tmp = tmp_path(path);
-    File::create(&tmp).map_err(|source| TrainError::Io { path: tmp, source })
+    File::create(&tmp).map_err(TrainError::io(&tmp))
 }
 
 fn wall_time() -> f64 {
@@ -154,12 +148,13 @@ fn masked_crc(bytes: &[u8]) -> u32 {
     crc.rotate_right(15).wrapping_add(0xa282_ead8)
 }
 
-fn frame(data: &[u8], out: &mut Vec<u8>) {
+/// Writes one TFRecord holding `data`.
+fn frame(data: &[u8], out: &mut impl Write) -> std::io::Result<()> {
     let len = (data.len() as u64).to_le_bytes();
-    out.extend_from_slice(&len);
-    out.extend_from_slice(&masked_crc(&len).to_le_bytes());
-    out.extend_from_slice(data);
-    out.extend_from_slice(&masked_crc(data).to_le_bytes());
+    out.write_all(&len)?;
+    out.write_all(&masked_crc(&len).to_le_bytes())?;
+    out.write_all(data)?;
+    out.write_all(&masked_crc(data).to_le_bytes())
 }
 
 /// The records of an event file, each checked against its checksums.
@@ -249,10 +244,6 @@ fn put_string(out: &mut Vec<u8>, key: u8, text: &str) {
     out.extend_from_slice(text.as_bytes());
 }
 
-fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> TrainError + '_ {
-    move |source| TrainError::Io { path: path.to_path_buf(), source }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,7 +280,7 @@ mod tests {
     #[test]
     fn a_flipped_byte_is_caught() {
         let mut bytes = Vec::new();
-        frame(b"hello", &mut bytes);
+        frame(b"hello", &mut bytes).unwrap();
         assert_eq!(records(&bytes).collect::<Vec<_>>(), vec![Ok(&b"hello"[..])]);
         bytes[14] ^= 1;
         assert_eq!(records(&bytes).next(), Some(Err("data checksum mismatch".to_string())));
