@@ -13,6 +13,7 @@ mod logic_task;
 mod machine;
 mod ntuple_task;
 mod play;
+mod play_backgammon;
 mod plot;
 mod profile;
 mod pubeval_match;

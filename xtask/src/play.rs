@@ -1,8 +1,11 @@
-//! `cargo xtask play connect4|tictactoe --checkpoint DIR`: a person plays a
-//! trained agent in the terminal (the board, the legal moves, `?` for the
-//! agent's view: value, policy and visit counts of its top moves), and
-//! `--analyse POSITION` prints the agent's view of one position.
+//! `cargo xtask play connect4|tictactoe|backgammon --checkpoint DIR`: a
+//! person plays a trained agent in the terminal (the board, the legal
+//! moves, `?` for the agent's view: value, policy and visit counts of its
+//! top moves), and `--analyse POSITION` prints the agent's view of one
+//! position. Backgammon is played against the TD(lambda) agent
+//! (`play_backgammon.rs`).
 
+use crate::play_backgammon::{self, TdAgent, analyse_position};
 use clap::Args;
 use minnow_envs::connect4::{COLUMNS, ROWS};
 use minnow_envs::{ConnectFour, Game, TicTacToe, Turn};
@@ -13,7 +16,7 @@ use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct PlayArgs {
-    /// The game: connect4 or tictactoe.
+    /// The game: connect4, tictactoe or backgammon.
     game: String,
     /// The run directory (or its checkpoint.safetensors file).
     #[arg(long)]
@@ -21,11 +24,22 @@ pub struct PlayArgs {
     /// The agent's MCTS simulations per move (default: the run's eval.simulations).
     #[arg(long)]
     simulations: Option<u32>,
-    /// Let the agent open.
+    /// Backgammon: the plays the agent's 2-ply search looks past (default:
+    /// the run's eval.candidates; 1 plays the network alone).
+    #[arg(long)]
+    candidates: Option<u32>,
+    /// Let the agent open (connect four, tic-tac-toe; in backgammon the
+    /// opening roll decides).
     #[arg(long)]
     second: bool,
-    /// Print the agent's view of this position and exit (the moves so far,
-    /// one digit each: connect four columns 1-7, tic-tac-toe cells 1-9).
+    /// Backgammon: the seed of the opening and the dice (default: from the
+    /// clock; the game prints it).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Print the agent's view of this position and exit: the moves so far,
+    /// one digit each (connect four columns 1-7, tic-tac-toe cells 1-9), or
+    /// for backgammon a GNU Backgammon Position ID and a roll
+    /// ("4HPwATDgc/ABMA 31", the player on roll's view).
     #[arg(long)]
     analyse: Option<String>,
 }
@@ -92,13 +106,16 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
     if args.simulations == Some(0) {
         return Err("--simulations: expected at least 1, found 0".into());
     }
+    if args.candidates == Some(0) {
+        return Err("--candidates: expected at least 1, found 0".into());
+    }
     let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
     let (mut input, mut out) = (stdin.lock(), stdout.lock());
     match args.game.as_str() {
         "connect4" => play::<ConnectFour>(&path, &args, &mut input, &mut out),
         "tictactoe" => play::<TicTacToe>(&path, &args, &mut input, &mut out),
-        "backgammon" => Err("play: backgammon is not playable in the terminal yet; connect4 and tictactoe are".into()),
-        other => Err(format!("play: unknown game '{other}', expected connect4 or tictactoe")),
+        "backgammon" => backgammon(&path, &args, &mut input, &mut out),
+        other => Err(format!("play: unknown game '{other}', expected connect4, tictactoe or backgammon")),
     }
 }
 
@@ -117,6 +134,22 @@ fn play<G: Board>(
         }
         None => session::<G>(&agent, sims, if args.second { 1 } else { 0 }, input, out).map(|_| ()),
     }
+}
+
+fn backgammon(
+    path: &std::path::Path,
+    args: &PlayArgs,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    let mut agent = TdAgent::load(path, args.candidates)?;
+    if let Some(text) = &args.analyse {
+        return analyse_position(&mut agent, text, out);
+    }
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+    });
+    play_backgammon::session(&mut agent, 0, seed, input, out).map(|_| ())
 }
 
 fn io(e: std::io::Error) -> String {

@@ -13,17 +13,17 @@ pub enum TrainError {
     Io { path: std::path::PathBuf, source: std::io::Error },
     #[error("cannot resume: the checkpoint was trained with {saved}, this run is {current}")]
     ConfigMismatch { saved: String, current: String },
-    #[error("cannot resume: metadata '{key}' is not a number")]
+    #[error("run checkpoint: metadata '{key}' is not a number")]
     BadCounter { key: String },
     #[error(
-        "cannot resume from {}: expected a run checkpoint of format '{}', found {found}",
+        "{}: expected a run checkpoint of format '{}', found {found}",
         path.display(),
         crate::checkpoint::FORMAT
     )]
     CheckpointFormat { path: std::path::PathBuf, found: String },
-    #[error("cannot resume: the checkpoint is of task '{saved}', this run is '{current}'")]
+    #[error("the checkpoint is of task '{saved}', expected '{current}'")]
     WrongTask { saved: String, current: String },
-    #[error("cannot resume: metadata '{key}' is unreadable: {detail}")]
+    #[error("run checkpoint: metadata '{key}' is unreadable: {detail}")]
     BadState { key: String, detail: String },
     #[error("{}: record {record} of the event file is corrupt: {detail}", path.display())]
     CorruptEvents { path: std::path::PathBuf, record: usize, detail: String },

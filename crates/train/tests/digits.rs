@@ -83,7 +83,7 @@ fn checkpoints_of_another_layout_or_task_are_refused_by_name() {
     let other = dir.join("other.safetensors");
     minnow_nn::CheckpointWriter::new().meta("format", "minnow-run/1").meta("task", "dqn-cube").save(&other).unwrap();
     let err = DigitsRun::resume(config.clone(), train.clone(), test.clone(), &other).unwrap_err().to_string();
-    assert!(err.contains("the checkpoint is of task 'dqn-cube', this run is 'digits'"), "{err}");
+    assert!(err.contains("the checkpoint is of task 'dqn-cube', expected 'digits'"), "{err}");
 
     // A missing optimiser tensor is named.
     let path = dir.join("run.safetensors");

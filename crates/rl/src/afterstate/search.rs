@@ -36,14 +36,21 @@ impl<G: AfterstateGame> Searcher<G> {
         }
     }
 
-    /// The network's outputs for `after` (the game's exact result if it
-    /// ends there) into the searcher's `y`; returns `mover`'s equity.
-    fn rate(&mut self, game: &G, net: &ValueNet, after: &G::State, mover: usize) -> f32 {
+    /// `mover`'s equity of `after` (the game's exact result if it ends
+    /// there, else the network's); its outputs stay in
+    /// [`Searcher::outputs`].
+    pub fn rate(&mut self, game: &G, net: &ValueNet, after: &G::State, mover: usize) -> f32 {
         if !game.result(after, mover, &mut self.y) {
             game.encode(after, mover, &mut self.x);
             net.forward(&self.x, &mut self.hidden, &mut self.y);
         }
         G::equity(&self.y)
+    }
+
+    /// The outputs (or exact result) of the last afterstate rated, in the
+    /// rater's view.
+    pub fn outputs(&self) -> &[f32] {
+        &self.y
     }
 
     /// The features of the last afterstate rated: the one
@@ -79,10 +86,46 @@ impl<G: AfterstateGame> Searcher<G> {
         (i, e)
     }
 
+    /// Every candidate's 1-ply equity for `mover` as `(equity,
+    /// candidate)`, best first (the earlier candidate first on ties).
+    pub fn rank(&mut self, game: &G, net: &ValueNet, mover: usize, candidates: &[G::State]) -> &[(f32, usize)] {
+        self.ranked.clear();
+        for (i, c) in candidates.iter().enumerate() {
+            let e = self.rate(game, net, c, mover);
+            self.ranked.push((e, i));
+        }
+        self.ranked.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        &self.ranked
+    }
+
+    /// `mover`'s 2-ply value of `after`: its exact result if the game ends
+    /// there, else the probability-weighted equity left after each chance
+    /// outcome and the replying player's best 1-ply afterstate.
+    pub fn expected_equity(&mut self, game: &mut G, net: &ValueNet, mover: usize, after: &G::State) -> f32 {
+        if game.result(after, mover, &mut self.y) {
+            return G::equity(&self.y);
+        }
+        let mut replies = std::mem::take(&mut self.replies);
+        let n = game.chances(after, &mut self.probabilities);
+        let mut value = 0.0;
+        for k in 0..n {
+            let p = self.probabilities[k];
+            let next = game.decision(after, k);
+            let replier = game.mover(&next);
+            game.afterstates(&next, &mut replies);
+            let mut reply = f32::NEG_INFINITY;
+            for a in &replies {
+                reply = reply.max(self.rate(game, net, a, replier));
+            }
+            value += p * if replier == mover { reply } else { -reply };
+        }
+        self.replies = replies;
+        value
+    }
+
     /// 2-ply: the `keep` candidates `mover` rates best at 1-ply (all if
-    /// fewer), each valued by its expected equity over the chance
-    /// outcomes, the opponent replying with its best 1-ply afterstate;
-    /// returns the best by that value (the better 1-ply rating on ties).
+    /// fewer), each valued by [`Searcher::expected_equity`]; returns the
+    /// best by that value (the better 1-ply rating on ties).
     #[track_caller]
     pub fn two_ply(
         &mut self,
@@ -93,45 +136,19 @@ impl<G: AfterstateGame> Searcher<G> {
         keep: usize,
     ) -> usize {
         assert!(!candidates.is_empty(), "Searcher::two_ply: no candidates");
-        self.ranked.clear();
-        for (i, c) in candidates.iter().enumerate() {
-            let e = self.rate(game, net, c, mover);
-            self.ranked.push((e, i));
-        }
-        // Best first; the earlier candidate first on ties.
-        self.ranked.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        self.rank(game, net, mover, candidates);
         let keep = keep.clamp(1, self.ranked.len());
         if keep == 1 {
             return self.ranked[0].1;
         }
-        let mut replies = std::mem::take(&mut self.replies);
         let mut best = (self.ranked[0].1, f32::NEG_INFINITY);
         for r in 0..keep {
             let i = self.ranked[r].1;
-            let after = candidates[i];
-            let value = if game.result(&after, mover, &mut self.y) {
-                G::equity(&self.y)
-            } else {
-                let n = game.chances(&after, &mut self.probabilities);
-                let mut value = 0.0;
-                for k in 0..n {
-                    let p = self.probabilities[k];
-                    let next = game.decision(&after, k);
-                    let replier = game.mover(&next);
-                    game.afterstates(&next, &mut replies);
-                    let mut reply = f32::NEG_INFINITY;
-                    for a in &replies {
-                        reply = reply.max(self.rate(game, net, a, replier));
-                    }
-                    value += p * if replier == mover { reply } else { -reply };
-                }
-                value
-            };
+            let value = self.expected_equity(game, net, mover, &candidates[i]);
             if value > best.1 {
                 best = (i, value);
             }
         }
-        self.replies = replies;
         best.0
     }
 }

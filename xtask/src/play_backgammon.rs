@@ -1,0 +1,439 @@
+//! `cargo xtask play backgammon --checkpoint runs/td-backgammon`: a person
+//! plays the TD(lambda) agent in the terminal. The dice come from `--seed`
+//! (printed, so a game can be replayed); the person picks a play by its
+//! number or types it in the usual notation (`13/7 8/7`, any order, `*`
+//! for hits optional); `?` shows the agent's view. `--analyse "ID DICE"`
+//! prints the agent's view of a GNU Backgammon Position ID with a roll.
+//!
+//! Points are numbered as players read them: each side's own 1-point is
+//! its last before bearing off; `bar` and `off` name the rest.
+
+use crate::td_backgammon::BackgammonTurns;
+use crate::td_task::{self, Saved};
+use minnow_envs::backgammon::{
+    BAR_SOURCE, BackgammonConfig, POINT_SOURCE, POINTS, Play, ROLL_DICE, ROLL_PROBABILITIES, TurnPlays, position_id,
+};
+use minnow_envs::{Backgammon, Game, Turn};
+use minnow_rl::afterstate::{Searcher, ValueNet};
+use rand::{Rng, SeedableRng};
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+/// The trained network choosing plays: 1-ply, or a 2-ply search over its
+/// `candidates` best (as `cargo xtask eval td-backgammon` plays).
+pub struct TdAgent {
+    net: ValueNet,
+    searcher: Searcher<BackgammonTurns>,
+    turns: BackgammonTurns,
+    afters: Vec<Backgammon>,
+    candidates: usize,
+}
+
+impl TdAgent {
+    pub fn new(net: ValueNet, candidates: usize) -> Self {
+        let searcher = Searcher::new(&net);
+        Self { net, searcher, turns: BackgammonTurns::default(), afters: Vec::new(), candidates: candidates.max(1) }
+    }
+
+    /// Reads a td-backgammon run checkpoint.
+    pub fn load(path: &Path, candidates: Option<u32>) -> Result<Self, String> {
+        let Saved { net, config, .. } = td_task::load(path).map_err(|e| {
+            format!("--checkpoint: backgammon is played against a td-backgammon agent (cargo xtask train td-backgammon): {e}")
+        })?;
+        Ok(Self::new(net, candidates.map_or(config.eval.candidates, |c| c as usize)))
+    }
+
+    /// The index into `plays` of the play the agent makes at `game`.
+    fn choose(&mut self, game: &Backgammon, plays: &[Play]) -> usize {
+        let Turn::Player(mover) = game.turn() else { unreachable!("plays exist only at a decision") };
+        self.afters.clear();
+        self.afters.extend(plays.iter().map(|p| p.after));
+        self.searcher.two_ply(&mut self.turns, &self.net, mover, &self.afters, self.candidates)
+    }
+
+    /// The agent's view of the roll being played at `game`: the plays it
+    /// rates best at 1-ply with their equity and win / gammon chances,
+    /// and the 2-ply value of its `candidates` best.
+    fn analyse(&mut self, game: &Backgammon, plays: &[Play], out: &mut dyn Write) -> Result<(), String> {
+        let Turn::Player(mover) = game.turn() else { return writeln!(out, "no play to choose here").map_err(io) };
+        self.afters.clear();
+        self.afters.extend(plays.iter().map(|p| p.after));
+        let ranked: Vec<(f32, usize)> =
+            self.searcher.rank(&self.turns, &self.net, mover, &self.afters).iter().take(5).copied().collect();
+        writeln!(out, "  play                       equity  win   gammon  2-ply").map_err(io)?;
+        for (r, &(equity, i)) in ranked.iter().enumerate() {
+            self.searcher.rate(&self.turns, &self.net, &self.afters[i], mover);
+            let (win, gammon) = (self.searcher.outputs()[0], self.searcher.outputs()[1]);
+            let deep = if r < self.candidates {
+                let v = self.searcher.expected_equity(&mut self.turns, &self.net, mover, &self.afters[i]);
+                format!("{v:+.3}")
+            } else {
+                "-".into()
+            };
+            let play = notation(game, &plays[i])?;
+            let (win, gammon) = (100.0 * win, 100.0 * gammon);
+            writeln!(out, "  {play:<25}  {equity:+.3}  {win:4.1}%  {gammon:4.1}%  {deep}").map_err(io)?;
+        }
+        let choice = self.choose(game, plays);
+        writeln!(
+            out,
+            "the agent plays {} ({})",
+            notation(game, &plays[choice])?,
+            if self.candidates > 1 { format!("2-ply over its best {}", self.candidates) } else { "1-ply".into() }
+        )
+        .map_err(io)
+    }
+}
+
+fn io(e: std::io::Error) -> String {
+    format!("terminal: {e}")
+}
+
+/// The rules the agent was trained and judged under: gammons count.
+fn config() -> BackgammonConfig {
+    BackgammonConfig { scored_wins: true }
+}
+
+/// A player's name for the mover's point `p` (their 1-point is our 23).
+fn point_name(p: usize) -> String {
+    if p >= POINTS { "off".into() } else { (POINTS - p).to_string() }
+}
+
+/// `play` in the usual notation: one `from/to` per checker moved (a
+/// checker moving on is one `24/18`, with the points it hits on the way:
+/// `24/20*/18`), `*` where it hits, `(n)` for `n` checkers moved alike.
+pub fn notation(game: &Backgammon, play: &Play) -> Result<String, String> {
+    let mut game = *game;
+    // Per checker moved: where it started, and the points it stopped on.
+    let mut chains: Vec<(String, Vec<(String, bool)>)> = Vec::new();
+    for &action in play.actions() {
+        let (source, die) = (action as usize / 6, action as usize % 6 + 1);
+        let (from, to) = if source == BAR_SOURCE {
+            ("bar".to_string(), die - 1)
+        } else {
+            (point_name(source - POINT_SOURCE), source - POINT_SOURCE + die)
+        };
+        let stop = (point_name(to), to < POINTS && game.position().points()[to] == -1);
+        match chains.iter_mut().find(|(_, stops)| stops.last().is_some_and(|(at, _)| *at == from)) {
+            Some((_, stops)) => stops.push(stop),
+            None => chains.push((from, vec![stop])),
+        }
+        game.apply(action as usize).map_err(|e| e.to_string())?;
+    }
+    let moves: Vec<String> = chains
+        .iter()
+        .map(|(start, stops)| {
+            let mut text = start.clone();
+            for (i, (at, hit)) in stops.iter().enumerate() {
+                if *hit || i + 1 == stops.len() {
+                    text += &format!("/{at}{}", if *hit { "*" } else { "" });
+                }
+            }
+            text
+        })
+        .collect();
+    let mut grouped: Vec<(String, usize)> = Vec::new();
+    for m in moves {
+        match grouped.iter_mut().find(|(text, _)| *text == m) {
+            Some((_, n)) => *n += 1,
+            None => grouped.push((m, 1)),
+        }
+    }
+    let parts: Vec<String> = grouped.into_iter().map(|(m, n)| if n > 1 { format!("{m}({n})") } else { m }).collect();
+    Ok(parts.join(" "))
+}
+
+/// The moves of a typed play in a canonical order: `(n)` written out,
+/// hits unmarked, case ignored.
+fn canonical(text: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    for token in text.split_whitespace() {
+        let token = token.replace('*', "").to_lowercase();
+        let (token, times) = match token.strip_suffix(')').and_then(|t| t.split_once('(')) {
+            Some((m, n)) => (m.to_string(), n.parse().unwrap_or(0)),
+            None => (token, 1),
+        };
+        parts.extend(std::iter::repeat_n(token, times));
+    }
+    parts.sort();
+    parts
+}
+
+/// The board from `viewer`'s side (X: `viewer`, O: the other), the
+/// pip counts, and the Position ID of the player on roll.
+pub fn render(game: &Backgammon, viewer: usize) -> String {
+    let position = if game.player() == viewer { *game.position() } else { game.position().flipped() };
+    let points = position.points();
+    let cell = |n: usize| {
+        let c = points[POINTS - n];
+        match c {
+            0 => "  .".to_string(),
+            c if c > 0 => format!(" X{c}"),
+            c => format!(" O{}", -c),
+        }
+    };
+    let row = |range: &mut dyn Iterator<Item = usize>| {
+        let cells: Vec<String> =
+            range.map(|n| format!("{}{}", cell(n), if n == 18 || n == 7 { " |" } else { "" })).collect();
+        cells.concat()
+    };
+    let numbers = |range: &mut dyn Iterator<Item = usize>| {
+        let cells: Vec<String> =
+            range.map(|n| format!("{n:>3}{}", if n == 18 || n == 7 { " |" } else { "" })).collect();
+        cells.concat()
+    };
+    let mut pips = [0u32; 2];
+    for (p, &c) in points.iter().enumerate() {
+        pips[0] += c.max(0) as u32 * (POINTS - p) as u32;
+        pips[1] += (-c).max(0) as u32 * (p + 1) as u32;
+    }
+    let (bar, off) = (position.bar(), position.off());
+    for side in 0..2 {
+        pips[side] += 25 * bar[side] as u32;
+    }
+    format!(
+        "{}\n{}\n{}\n{}\n bar X{} O{}   off X{} O{}   pips X{} O{}   position ID {}\n",
+        numbers(&mut (13..=24)),
+        row(&mut (13..=24)),
+        row(&mut (1..=12).rev()),
+        numbers(&mut (1..=12).rev()),
+        bar[0],
+        bar[1],
+        off[0],
+        off[1],
+        pips[0],
+        pips[1],
+        position_id::encode(game.position()),
+    )
+}
+
+/// The game at a Position ID (the player on roll's view, as GNU
+/// Backgammon writes it) with that player to play `dice` ("31", "3-1").
+pub fn parse_position(text: &str) -> Result<Backgammon, String> {
+    let mut parts = text.split([' ', ':']).filter(|p| !p.is_empty());
+    let (Some(id), Some(dice), None) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(format!("'{text}': expected a Position ID and a roll, e.g. '4HPwATDgc/ABMA 31'"));
+    };
+    let position = position_id::decode(id).map_err(|e| e.to_string())?;
+    let digits: Vec<u8> = dice.chars().filter(|&c| c != '-').map(|c| c.to_digit(10).unwrap_or(0) as u8).collect();
+    let [a, b] = digits[..] else {
+        return Err(format!("roll '{dice}': expected two dice 1-6, e.g. 31 or 3-1"));
+    };
+    if !(1..=6).contains(&a) || !(1..=6).contains(&b) {
+        return Err(format!("roll '{dice}': expected two dice 1-6, e.g. 31 or 3-1"));
+    }
+    Backgammon::from_position(config(), position, 0, (a, b)).map_err(|e| format!("'{text}': {e}"))
+}
+
+/// Prints the agent's view of one position with a roll.
+pub fn analyse_position(agent: &mut TdAgent, text: &str, out: &mut dyn Write) -> Result<(), String> {
+    let game = parse_position(text).map_err(|e| format!("--analyse {e}"))?;
+    write!(out, "{}", render(&game, 0)).map_err(io)?;
+    let Some((a, b)) = game.dice() else {
+        return writeln!(out, "the roll cannot be played: the turn passes").map_err(io);
+    };
+    writeln!(out, "X to play {b}-{a}").map_err(io)?;
+    let mut plays = TurnPlays::new();
+    agent.analyse(&game, plays.generate(&game), out)
+}
+
+/// A roll drawn with the dice's probabilities.
+fn roll(rng: &mut impl Rng) -> usize {
+    let mut u: f32 = rng.random();
+    for (k, &p) in ROLL_PROBABILITIES.iter().enumerate() {
+        if u < p {
+            return k;
+        }
+        u -= p;
+    }
+    ROLL_PROBABILITIES.len() - 1
+}
+
+/// One game: the person plays side `human`, the agent the other; `seed`
+/// picks the opening and the dice. Malformed or illegal input is asked
+/// again; `?` shows the agent's view; `q` or the end of input ends the
+/// session. Returns the last position.
+pub fn session(
+    agent: &mut TdAgent,
+    human: usize,
+    seed: u64,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+) -> Result<Backgammon, String> {
+    let mut game = Backgammon::new(config());
+    game.reset(seed);
+    let mut dice = rand_pcg::Pcg64Mcg::seed_from_u64(seed ^ 0x5eed);
+    let mut generator = TurnPlays::new();
+    let mut line = String::new();
+    let who = |p: usize| if p == human { "you" } else { "the agent" };
+    writeln!(
+        out,
+        "you play X, moving from your 24-point to your 1-point; type a play's number or the play itself \
+         (13/7 8/7), ? for the agent's view, q to quit (dice seed {seed})"
+    )
+    .map_err(io)?;
+    loop {
+        match game.turn() {
+            Turn::Over => {
+                write!(out, "{}", render(&game, human)).map_err(io)?;
+                let points = game.points_won().unwrap_or(1.0);
+                let kind = ["", "", " (a gammon)", " (a backgammon)"][points as usize];
+                let winner = if game.winner() == Some(human) { "you win" } else { "the agent wins" };
+                writeln!(out, "game over: {winner} {points} point(s){kind}").map_err(io)?;
+                return Ok(game);
+            }
+            Turn::Chance => {
+                let player = game.player();
+                let k = roll(&mut dice);
+                let (a, b) = ROLL_DICE[k];
+                game.apply_chance(k).map_err(|e| e.to_string())?;
+                // A roll that cannot be played passes the turn at once.
+                if game.turn() == Turn::Chance {
+                    writeln!(out, "{} roll {b}-{a} and cannot move", who(player)).map_err(io)?;
+                }
+            }
+            Turn::Player(p) if p == human => {
+                let (a, b) = game.dice().expect("a decision has dice");
+                write!(out, "{}", render(&game, human)).map_err(io)?;
+                let plays = generator.generate(&game).to_vec();
+                let names = plays.iter().map(|play| notation(&game, play)).collect::<Result<Vec<_>, _>>()?;
+                writeln!(out, "you rolled {b}-{a}; your plays:").map_err(io)?;
+                for (i, name) in names.iter().enumerate() {
+                    write!(out, "{:>4}) {name:<22}{}", i + 1, if i % 3 == 2 { "\n" } else { "" }).map_err(io)?;
+                }
+                write!(out, "{}your play: ", if names.len() % 3 == 0 { "" } else { "\n" }).map_err(io)?;
+                out.flush().map_err(io)?;
+                line.clear();
+                if input.read_line(&mut line).map_err(io)? == 0 {
+                    writeln!(out, "\nend of input: goodbye").map_err(io)?;
+                    return Ok(game);
+                }
+                let typed = line.trim();
+                let chosen = match typed {
+                    "q" | "quit" => return Ok(game),
+                    "?" => {
+                        agent.analyse(&game, &plays, out)?;
+                        continue;
+                    }
+                    _ => match typed.parse::<usize>() {
+                        Ok(n) => (1..=plays.len()).contains(&n).then(|| n - 1),
+                        Err(_) => names.iter().position(|name| canonical(name) == canonical(typed)),
+                    },
+                };
+                match chosen {
+                    Some(i) => game = plays[i].after,
+                    None => writeln!(
+                        out,
+                        "'{typed}' is not one of your plays: type a number 1 to {} or a listed play (or ? or q)",
+                        plays.len()
+                    )
+                    .map_err(io)?,
+                }
+            }
+            Turn::Player(_) => {
+                let (a, b) = game.dice().expect("a decision has dice");
+                let plays = generator.generate(&game);
+                let i = agent.choose(&game, plays);
+                writeln!(out, "the agent rolled {b}-{a} and plays {}", notation(&game, &plays[i])?).map_err(io)?;
+                game = plays[i].after;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use minnow_envs::backgammon::Position;
+    use minnow_rl::afterstate::AfterstateGame;
+
+    fn agent() -> TdAgent {
+        let net = ValueNet::new(
+            BackgammonTurns::FEATURES,
+            8,
+            BackgammonTurns::OUTPUTS,
+            &mut rand_pcg::Pcg64Mcg::seed_from_u64(1),
+        );
+        TdAgent::new(net, 2)
+    }
+
+    #[test]
+    fn plays_are_written_in_the_usual_notation() {
+        let game = Backgammon::from_position(config(), Position::start(), 0, (3, 1)).unwrap();
+        let mut plays = TurnPlays::new();
+        let names: Vec<String> = plays.generate(&game).iter().map(|p| notation(&game, p).unwrap()).collect();
+        assert!(names.iter().any(|n| canonical(n) == canonical("8/5 6/5")), "{names:?}");
+        assert!(names.iter().any(|n| canonical(n) == canonical("24/21 24/23")), "{names:?}");
+        assert!(names.contains(&"24/20".to_string()), "{names:?}");
+        let id = position_id::encode(&Position::start());
+        assert_eq!(parse_position(&format!("{id} 3-1")).unwrap(), game);
+        // A checker on the bar enters as bar/N; a hit is starred. Ours:
+        // one on the bar, 14 on our 6-point; theirs: a blot on our
+        // 22-point, 14 on our 19-point.
+        let mut points = [0; POINTS];
+        (points[18], points[2], points[5]) = (14, -1, -14);
+        let position = Position::new(points, [1, 0], [0, 0]).unwrap();
+        let game = Backgammon::from_position(config(), position, 0, (3, 1)).unwrap();
+        let names: Vec<String> = plays.generate(&game).iter().map(|p| notation(&game, p).unwrap()).collect();
+        assert!(names.contains(&"bar/22*/21".to_string()), "{names:?}");
+        assert!(names.contains(&"bar/22* 6/5".to_string()), "{names:?}");
+        assert!(!names.iter().any(|n| n.starts_with("6/")), "the bar checker enters first: {names:?}");
+    }
+
+    #[test]
+    fn the_board_shows_the_start_from_either_side() {
+        let game = Backgammon::from_position(config(), Position::start(), 0, (3, 1)).unwrap();
+        let board = render(&game, 0);
+        assert!(board.contains("pips X167 O167"), "{board}");
+        assert!(board.contains("position ID 4HPwATDgc/ABMA"), "{board}");
+        // Yours: five on the 13- and 6-points, three on the 8, two on the 24.
+        let rows: Vec<&str> = board.lines().collect();
+        assert_eq!(rows[1], " X5  .  .  . O3  . | O5  .  .  .  . X2", "{board}");
+        assert_eq!(rows[2], " O5  .  .  . X3  . | X5  .  .  .  . O2", "{board}");
+        // The start is the same from the other side.
+        assert_eq!(render(&game, 1), board);
+    }
+
+    #[test]
+    fn bad_positions_and_rolls_are_clear_errors() {
+        assert!(parse_position("4HPwATDgc/ABMA").unwrap_err().contains("expected a Position ID and a roll"));
+        assert!(parse_position("4HPwATDgc/ABMA 71").unwrap_err().contains("roll '71'"));
+        assert!(parse_position("4HPwATDgc/ABMA 3").unwrap_err().contains("two dice"));
+        assert!(parse_position("4HPwATDgc/AB!A 31").unwrap_err().contains("character"));
+    }
+
+    #[test]
+    fn a_scripted_person_plays_through_bad_input_to_the_end() {
+        // Nonsense, an out-of-range number, a play that is not legal, the
+        // agent's view, then always the first listed play.
+        let mut script = String::from("hello\n0\n24/1\n?\n");
+        script.push_str(&"1\n".repeat(400));
+        let mut out = Vec::new();
+        let game = session(&mut agent(), 0, 7, &mut script.as_bytes(), &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains("'hello' is not one of your plays"), "{out}");
+        assert!(out.contains("'0' is not one of your plays"), "{out}");
+        assert!(out.contains("'24/1' is not one of your plays"), "{out}");
+        assert!(out.contains("equity") && out.contains("the agent plays"), "{out}");
+        assert!(out.contains("the agent rolled"), "{out}");
+        assert_eq!(game.turn(), Turn::Over, "{out}");
+        assert!(out.contains("game over"), "{out}");
+    }
+
+    #[test]
+    fn a_typed_play_in_any_order_is_accepted() {
+        let game = Backgammon::from_position(config(), Position::start(), 0, (3, 1)).unwrap();
+        let mut plays = TurnPlays::new();
+        let names: Vec<String> = plays.generate(&game).iter().map(|p| notation(&game, p).unwrap()).collect();
+        let i = names.iter().position(|n| canonical(n) == canonical("6/5 8/5")).unwrap();
+        assert_eq!(canonical(&names[i]), canonical("8/5 6/5"));
+        assert_ne!(canonical("8/5 6/5"), canonical("8/5 6/4"));
+        // One checker moving on is one move; a double moving alike, (n).
+        let game = Backgammon::from_position(config(), Position::start(), 0, (5, 5)).unwrap();
+        let names: Vec<String> = plays.generate(&game).iter().map(|p| notation(&game, p).unwrap()).collect();
+        assert!(names.contains(&"13/3(2)".to_string()), "{names:?}");
+        assert!(names.contains(&"13/3 8/3(2)".to_string()), "{names:?}");
+        assert_eq!(canonical("6/1(2) 8/3(2)"), canonical("8/3(2) 6/1(2)"));
+        assert_eq!(canonical("13/3(2)"), canonical("13/3 13/3"));
+    }
+}
