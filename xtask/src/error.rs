@@ -4,6 +4,9 @@
 
 use std::path::PathBuf;
 
+/// The advisory lock file a live run holds in its directory.
+pub const LOCK_FILE: &str = ".lock";
+
 /// What a `cargo xtask` command can fail with. `main` prints it with its
 /// chain of sources.
 #[derive(Debug, thiserror::Error)]
@@ -40,6 +43,9 @@ pub enum XtaskError {
     /// A new run into an `--out` that already holds one.
     #[error("{} already holds a run: pass --resume to continue it, or --out for a new one", out.display())]
     RunExists { out: PathBuf },
+    /// Another live process is training into the same `--out`.
+    #[error("{} is in use by another run (its lock file {LOCK_FILE} is held); wait for it, or pass another --out", out.display())]
+    RunLocked { out: PathBuf },
     /// `bench` or `profile` in a debug build, whose timings mean nothing.
     #[error("{command}: refusing to time a debug build; run `cargo xtask {command}` (it builds with --release)")]
     DebugBuild { command: &'static str },

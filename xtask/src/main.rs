@@ -60,7 +60,10 @@ fn main() -> ExitCode {
         minnow_kernels::flush_denormals();
     }
     let result: error::Result<()> = match cli.command {
-        Command::Train(args) => train::run(args),
+        Command::Train(args) => {
+            stop_on_signal();
+            train::run(args)
+        }
         Command::Bench(args) => bench::run(args),
         Command::Profile(args) => profile::run(args),
         Command::Eval(args) => eval::run(args).map_err(Into::into),
@@ -69,10 +72,33 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(error::XtaskError::Train(e @ minnow_train::TrainError::Stopped { .. })) => {
+            eprintln!("{e}");
+            // What a shell reports for a process ended by Ctrl-C.
+            ExitCode::from(130)
+        }
         Err(e) => {
             eprintln!("error: {}", e.chain());
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The first Ctrl-C (or SIGTERM, SIGHUP) lets a run finish its step and
+/// write a checkpoint; a second one, or one while nothing can checkpoint,
+/// quits at once.
+fn stop_on_signal() {
+    let first = std::sync::atomic::AtomicBool::new(true);
+    let installed = ctrlc::set_handler(move || {
+        if first.swap(false, std::sync::atomic::Ordering::SeqCst) && minnow_train::request_stop() {
+            eprintln!("\nstopping after this step and saving a checkpoint (Ctrl-C again quits at once)");
+        } else {
+            eprintln!("\ninterrupted");
+            std::process::exit(130);
+        }
+    });
+    if let Err(e) = installed {
+        eprintln!("warning: Ctrl-C will not save a checkpoint: {e}");
     }
 }
 

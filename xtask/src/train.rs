@@ -127,14 +127,48 @@ fn train_digits(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
 /// A run's directory (`--out`, or `runs/NAME`), created if missing, and
 /// its checkpoint's path, once the flags agree with what the directory
 /// holds: `--resume` needs a checkpoint there, a new run refuses one.
+/// The directory is locked for the rest of the process (a second live run
+/// into it is refused) and temporary files a killed run left are removed.
 pub(crate) fn run_dir(args: &TrainArgs, name: &str) -> Result<(PathBuf, PathBuf), XtaskError> {
     let out = args.out.clone().unwrap_or_else(|| crate::workspace_root().join("runs").join(name));
     std::fs::create_dir_all(&out).map_err(XtaskError::io(&out))?;
+    lock(&out)?;
+    for entry in std::fs::read_dir(&out).map_err(XtaskError::io(&out))?.flatten() {
+        if entry.file_name().to_string_lossy().ends_with(".tmp") {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
     let checkpoint = out.join("checkpoint.safetensors");
     match (args.resume, checkpoint.exists()) {
         (true, false) => Err(XtaskError::NoCheckpoint { path: checkpoint }),
         (false, true) => Err(XtaskError::RunExists { out }),
         _ => Ok((out, checkpoint)),
+    }
+}
+
+/// Takes `out`'s advisory lock until the process ends (again, harmlessly,
+/// if this process already holds it: a test may train and then resume).
+fn lock(out: &std::path::Path) -> Result<(), XtaskError> {
+    static HELD: std::sync::Mutex<Vec<(PathBuf, std::fs::File)>> = std::sync::Mutex::new(Vec::new());
+    let path = out.join(crate::error::LOCK_FILE);
+    let key = std::fs::canonicalize(out).map_err(XtaskError::io(out))?;
+    let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+    if held.iter().any(|(p, _)| *p == key) {
+        return Ok(());
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(XtaskError::io(&path))?;
+    match file.try_lock() {
+        Ok(()) => {
+            held.push((key, file));
+            Ok(())
+        }
+        Err(std::fs::TryLockError::WouldBlock) => Err(XtaskError::RunLocked { out: out.to_path_buf() }),
+        Err(std::fs::TryLockError::Error(e)) => Err(XtaskError::io(&path)(e)),
     }
 }
 

@@ -4,9 +4,12 @@
 //!
 //! Writing goes to a temporary file that is synced and then renamed over
 //! the old checkpoint, so a crash at any moment leaves either the previous
-//! checkpoint or the new one, never a torn file. Reading validates
-//! everything (header, dtypes, shapes, lengths) and returns an error naming
-//! the first problem; a corrupt or truncated file never panics.
+//! checkpoint or the new one, never a torn file. A tensor holding NaN or an
+//! infinity is refused on both sides: writing fails before the file is
+//! touched, so the last good checkpoint stays. Reading validates
+//! everything (header, dtypes, shapes, lengths, finite values) and returns
+//! an error naming the first problem; a corrupt or truncated file never
+//! panics.
 
 use crate::{NnError, Params, Result};
 use minnow_tensor::Shape;
@@ -20,6 +23,8 @@ use std::path::{Path, PathBuf};
 pub struct CheckpointWriter {
     tensors: Vec<(String, Vec<usize>, Vec<u8>)>,
     metadata: HashMap<String, String>,
+    /// The first tensor added with a non-finite value: `save` refuses it.
+    non_finite: Option<NnError>,
 }
 
 impl CheckpointWriter {
@@ -47,6 +52,9 @@ impl CheckpointWriter {
 
     /// Adds a tensor of shape `dims`.
     pub fn tensor(mut self, name: &str, dims: &[usize], values: &[f32]) -> Self {
+        if self.non_finite.is_none() {
+            self.non_finite = non_finite(name, values);
+        }
         self.tensors.push((name.to_string(), dims.to_vec(), bytemuck_f32(values)));
         self
     }
@@ -60,6 +68,9 @@ impl CheckpointWriter {
     /// Writes `path` atomically: temporary file, fsync, rename, fsync of
     /// the directory.
     pub fn save(self, path: &Path) -> Result<()> {
+        if let Some(error) = self.non_finite {
+            return Err(error);
+        }
         let views = self
             .tensors
             .iter()
@@ -73,6 +84,12 @@ impl CheckpointWriter {
             .map_err(|e| NnError::CorruptCheckpoint { detail: e.to_string() })?;
         write_atomically(path, &bytes)
     }
+}
+
+/// The error for the first NaN or infinity in `values`, if any.
+fn non_finite(name: &str, values: &[f32]) -> Option<NnError> {
+    let index = values.iter().position(|v| !v.is_finite())?;
+    Some(NnError::NonFinite { name: name.to_string(), index, value: values[index] })
 }
 
 fn bytemuck_f32(values: &[f32]) -> Vec<u8> {
@@ -132,7 +149,10 @@ impl Checkpoint {
             if data.len() != 4 * shape.numel() {
                 return Err(corrupt(format!("tensor '{name}' has {} bytes for shape {shape}", data.len())));
             }
-            let values = data.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+            let values: Vec<f32> = data.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+            if let Some(error) = non_finite(&name, &values) {
+                return Err(error);
+            }
             tensors.insert(name, (shape, values));
         }
         Ok(Self { tensors, metadata: header.metadata().clone().unwrap_or_default() })

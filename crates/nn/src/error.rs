@@ -35,6 +35,17 @@ pub enum NnError {
         /// What the decoder found.
         detail: String,
     },
+    /// A tensor holds NaN or an infinity: refused when writing (the last
+    /// good checkpoint stays) and when reading.
+    #[error("checkpoint: tensor '{name}' holds a non-finite value ({value} at index {index})")]
+    NonFinite {
+        /// The tensor's full name.
+        name: String,
+        /// Where the first non-finite value is, flat.
+        index: usize,
+        /// The value.
+        value: f32,
+    },
     /// The model has a tensor the checkpoint lacks (another architecture).
     #[error("checkpoint: tensor '{name}' is missing (another architecture?)")]
     MissingTensor {

@@ -106,3 +106,20 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn non_finite_tensors_are_refused_when_writing_and_when_reading() {
+    let dir = tempdir();
+    let path = dir.join("nan.safetensors");
+    let err = CheckpointWriter::new().tensor("w", &[2], &[1.0, f32::INFINITY]).save(&path).unwrap_err();
+    assert_eq!(err.to_string(), "checkpoint: tensor 'w' holds a non-finite value (inf at index 1)");
+    assert!(!path.exists(), "nothing is written");
+    // A file holding a NaN (written by something else) is refused on load.
+    let bytes = saved_bytes();
+    let data_start = bytes.len() - 4;
+    let mut poisoned = bytes.clone();
+    poisoned[data_start..].copy_from_slice(&f32::NAN.to_le_bytes());
+    let err = Checkpoint::from_bytes(&poisoned).unwrap_err().to_string();
+    assert!(err.contains("holds a non-finite value (NaN at index"), "{err}");
+    assert!(Checkpoint::from_bytes(&bytes).is_ok());
+}

@@ -27,6 +27,16 @@ pub enum TrainError {
     BadState { key: String, detail: String },
     #[error("{}: record {record} of the event file is corrupt: {detail}", path.display())]
     CorruptEvents { path: std::path::PathBuf, record: usize, detail: String },
+    /// The run's state went non-finite: no checkpoint is written over the
+    /// last good one.
+    #[error(
+        "step {step}: the run's state is not finite, so no checkpoint was written over the last good one: {source}"
+    )]
+    NonFinite { step: u64, source: minnow_nn::NnError },
+    /// A stop was requested (Ctrl-C, SIGTERM): the run saved its checkpoint
+    /// at `step` and stopped.
+    #[error("stopped at step {step} as asked; the checkpoint is saved (continue with --resume)")]
+    Stopped { step: u64 },
     /// An error of the task being trained (an environment, a learner).
     #[error(transparent)]
     Task(Box<dyn std::error::Error + Send + Sync>),

@@ -9,12 +9,14 @@ mod error;
 mod events;
 mod run;
 pub mod sinks;
+mod stop;
 pub mod supervised;
 
 pub use checkpoint::{RunCheckpoint, RunCheckpointWriter};
 pub use error::{Result, TrainError};
 pub use events::{Event, Observer};
 pub use run::{Cadence, Metrics, Run, Timing, drive, resume, save};
+pub use stop::request_stop;
 
 /// Reads the UCI digits from `data/digits.csv.gz` (pixels scaled to [0, 1])
 /// and splits it as documented: rows with `i % 5 == 0` are the test set.

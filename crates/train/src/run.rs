@@ -43,6 +43,13 @@ pub trait Run {
     /// state, RNG streams, counters (the driver writes the header).
     fn save(&self, checkpoint: &mut RunCheckpointWriter) -> Result<()>;
 
+    /// Brings the run to a state `save` accepts before a requested stop
+    /// writes its checkpoint between the cadence's checkpoints (a run that
+    /// can be saved after any step has nothing to do).
+    fn prepare_stop(&mut self) -> Result<()> {
+        Ok(())
+    }
+
     /// The inverse of `save`, into a run freshly built from the same config.
     fn restore(&mut self, checkpoint: &RunCheckpoint) -> Result<()>;
 }
@@ -75,7 +82,9 @@ fn crossed(before: u64, after: u64, every: u64) -> bool {
 
 /// Trains `run` from where it stands to its total, evaluating and
 /// checkpointing (to `checkpoint`, if given) on the cadence and telling
-/// `observer` everything.
+/// `observer` everything. After [`request_stop`](crate::request_stop) it
+/// finishes the step under way, checkpoints and returns
+/// [`TrainError::Stopped`](crate::TrainError::Stopped).
 pub fn drive(
     run: &mut dyn Run,
     cadence: Cadence,
@@ -86,6 +95,7 @@ pub fn drive(
     let total = run.total();
     let mut metrics = Metrics::with_capacity(METRICS_ROOM);
     let mut timing = Timing::default();
+    let _driving = crate::stop::Driving::start();
     while run.step() < total {
         let before = run.step();
         let started = Instant::now();
@@ -96,21 +106,29 @@ pub fn drive(
         if !metrics.is_empty() {
             observer.observe(Event::Step { step, total, metrics: &metrics });
         }
+        let stop = crate::stop::requested();
         let done = step >= total;
-        if crossed(before, step, cadence.eval_every) || (done && cadence.eval_at_end) {
+        if !stop && (crossed(before, step, cadence.eval_every) || (done && cadence.eval_at_end)) {
             let started = Instant::now();
             metrics.clear();
             run.evaluate(&mut metrics)?;
             timing.eval_seconds += started.elapsed().as_secs_f64();
             observer.observe(Event::Eval { step, metrics: &metrics });
         }
+        let on_cadence = crossed(before, step, cadence.checkpoint_every) || done;
+        if stop && !on_cadence {
+            run.prepare_stop()?;
+        }
         if let Some(path) = checkpoint
-            && (crossed(before, step, cadence.checkpoint_every) || done)
+            && (on_cadence || stop)
         {
             let started = Instant::now();
             save(run, path)?;
             timing.checkpoint_seconds += started.elapsed().as_secs_f64();
             observer.observe(Event::Checkpoint { step, path });
+        }
+        if stop && !done {
+            return Err(crate::TrainError::Stopped { step });
         }
     }
     Ok(timing)
@@ -120,7 +138,12 @@ pub fn drive(
 pub fn save(run: &dyn Run, path: &Path) -> Result<()> {
     let mut writer = RunCheckpointWriter::new(run.task(), &run.identity(), run.step());
     run.save(&mut writer)?;
-    writer.save(path)
+    writer.save(path).map_err(|e| match e {
+        crate::TrainError::Nn(source @ minnow_nn::NnError::NonFinite { .. }) => {
+            crate::TrainError::NonFinite { step: run.step(), source }
+        }
+        e => e,
+    })
 }
 
 /// Restores `run` (freshly built from its config) from the checkpoint at

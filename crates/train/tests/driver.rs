@@ -1,6 +1,8 @@
 //! The run driver on a toy run whose step counts 3: evaluations and
 //! checkpoints follow the crossings of their cadences, and a resume from a
-//! checkpoint continues the RNG stream and counters exactly.
+//! checkpoint continues the RNG stream and counters exactly; a run whose
+//! state goes non-finite stops with an error and keeps its last good
+//! checkpoint.
 
 use minnow_train::{Cadence, Event, Metrics, Observer, Run, RunCheckpoint, RunCheckpointWriter, TrainError};
 use rand::{Rng, SeedableRng};
@@ -12,11 +14,13 @@ struct Toy {
     rng: Pcg64Mcg,
     sum: f64,
     width: usize,
+    /// The step at which `sum` turns NaN, as a diverging loss would.
+    poison_at: Option<u64>,
 }
 
 impl Toy {
     fn new(total: u64, width: usize) -> Self {
-        Self { step: 0, total, rng: Pcg64Mcg::seed_from_u64(7), sum: 0.0, width }
+        Self { step: 0, total, rng: Pcg64Mcg::seed_from_u64(7), sum: 0.0, width, poison_at: None }
     }
 }
 
@@ -40,6 +44,9 @@ impl Run for Toy {
     fn train_step(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
         self.sum += self.rng.random::<f64>();
         self.step += 3;
+        if self.poison_at == Some(self.step) {
+            self.sum = f64::NAN;
+        }
         metrics.push(("sum", self.sum));
         Ok(())
     }
@@ -51,6 +58,7 @@ impl Run for Toy {
 
     fn save(&self, checkpoint: &mut RunCheckpointWriter) -> Result<(), TrainError> {
         checkpoint.rng("toy", &self.rng).json("sum", &self.sum).counter("step", self.step);
+        checkpoint.tensor("sum", &[1], &[self.sum as f32]);
         Ok(())
     }
 
@@ -100,5 +108,25 @@ fn cadence_follows_crossings_and_resume_is_exact() {
 
     let err = minnow_train::resume(&mut Toy::new(20, 5), &path).unwrap_err().to_string();
     assert_eq!(err, "cannot resume: the checkpoint was trained with width=4, this run is width=5");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn non_finite_state_is_never_saved_and_the_last_good_checkpoint_stays() {
+    let dir = std::env::temp_dir().join(format!("minnow-driver-nan-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("checkpoint.safetensors");
+    let cadence = Cadence { eval_every: 100, checkpoint_every: 6, eval_at_end: false };
+    let mut run = Toy::new(30, 4);
+    run.poison_at = Some(15);
+    let err = minnow_train::drive(&mut run, cadence, Some(&path), &mut ()).unwrap_err();
+    assert!(matches!(err, TrainError::NonFinite { step: 18, .. }), "{err}");
+    let text = err.to_string();
+    assert!(text.starts_with("step 18:") && text.contains("tensor 'sum' holds a non-finite value (NaN"), "{text}");
+    // The checkpoint of step 12 is untouched and resumes.
+    let mut resumed = Toy::new(30, 4);
+    minnow_train::resume(&mut resumed, &path).unwrap();
+    assert_eq!(resumed.step(), 12);
+    assert!(resumed.sum.is_finite());
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -291,8 +291,11 @@ impl<E: DqnEnv> DqnRun<E> {
     }
 
     /// Ends every running episode as a time-limit truncation (pending
-    /// n-step transitions bootstrap from where they stopped).
-    fn cut_episodes(&mut self) -> Result<()> {
+    /// n-step transitions bootstrap from where they stopped), which makes
+    /// the run savable now: what a stop between checkpoints does. (A run
+    /// resumed from there is a valid continuation, but not bit-identical
+    /// to one that never stopped.)
+    pub fn cut_episodes(&mut self) -> Result<()> {
         for n_step in &mut self.n_steps {
             n_step.flush(false, &mut self.learner.memory)?;
         }

@@ -1,0 +1,46 @@
+//! Stopping a run cleanly: the first Ctrl-C or SIGTERM should finish the
+//! step under way and write a checkpoint, not lose everything since the
+//! last one. The front end's signal handler calls [`request_stop`]; the
+//! running [`drive`](crate::drive) sees it after its step, checkpoints and
+//! returns [`TrainError::Stopped`](crate::TrainError::Stopped).
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+static REQUESTED: AtomicBool = AtomicBool::new(false);
+static DRIVING: AtomicUsize = AtomicUsize::new(0);
+
+/// Asks every running driver to stop after its current step. Returns
+/// whether one is running to do so; if not, the request is dropped (a
+/// later run starts normally) and the caller should exit at once.
+pub fn request_stop() -> bool {
+    let driving = DRIVING.load(Ordering::SeqCst) > 0;
+    if driving {
+        REQUESTED.store(true, Ordering::SeqCst);
+    }
+    driving
+}
+
+/// Whether a stop was requested.
+pub(crate) fn requested() -> bool {
+    REQUESTED.load(Ordering::Relaxed)
+}
+
+/// Marks a driver as running while it lives.
+pub(crate) struct Driving;
+
+impl Driving {
+    pub(crate) fn start() -> Self {
+        DRIVING.fetch_add(1, Ordering::SeqCst);
+        Self
+    }
+}
+
+impl Drop for Driving {
+    fn drop(&mut self) {
+        // The last driver to return has answered the request: a later run
+        // in the same process starts afresh.
+        if DRIVING.fetch_sub(1, Ordering::SeqCst) == 1 {
+            REQUESTED.store(false, Ordering::SeqCst);
+        }
+    }
+}

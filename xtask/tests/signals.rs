@@ -1,0 +1,84 @@
+//! A live run owns its `--out`: a second run into it is refused, and the
+//! first Ctrl-C (SIGINT) or SIGTERM ends the run after its step with a
+//! checkpoint to resume from (exit code 130), removing nothing. Temporary
+//! files a killed run left behind are cleared when the next run starts.
+
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn train(out: &Path, config: &Path, steps: u64, resume: bool) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    cmd.args(["train", "dqn-cartpole", "--steps", &steps.to_string(), "--config"]).arg(config).arg("--out").arg(out);
+    if resume {
+        cmd.arg("--resume");
+    }
+    cmd
+}
+
+/// Starts a run that would take far longer than the test and waits until
+/// it has trained past its first metrics line.
+fn start_long_run(out: &Path, config: &Path) -> Child {
+    let child = train(out, config, 2_000_000, false).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let started = Instant::now();
+    while std::fs::read_to_string(out.join("metrics.jsonl")).map_or(true, |m| m.lines().count() < 2) {
+        assert!(started.elapsed() < Duration::from_secs(120), "the run shows no progress");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    child
+}
+
+fn signal(child: &Child, name: &str) {
+    let status = Command::new("kill").args([&format!("-{name}"), &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+}
+
+fn finished(child: Child) -> (Option<i32>, String) {
+    let Output { status, stderr, .. } = child.wait_with_output().unwrap();
+    (status.code(), String::from_utf8_lossy(&stderr).into_owned())
+}
+
+fn saved_step(out: &Path) -> u64 {
+    let checkpoint = minnow_nn::Checkpoint::load(&out.join("checkpoint.safetensors")).unwrap();
+    checkpoint.meta("step").unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_signal_checkpoints_and_a_second_run_into_the_same_out_is_refused() {
+    let root = std::env::temp_dir().join(format!("minnow-xtask-signals-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let out = root.join("run");
+    std::fs::create_dir_all(&out).unwrap();
+    let config = root.join("config.json");
+    // Checkpoints only at the end: whatever is saved, the signal saved.
+    std::fs::write(
+        &config,
+        r#"{"dqn": {"hidden": [16], "batch_size": 8, "learning_starts": 100, "checkpoint_every": 100000000,
+            "eval_every": 100000000}, "eval": {"during": 1, "last": 1}}"#,
+    )
+    .unwrap();
+    let stale = out.join(".checkpoint.safetensors.tmp");
+    std::fs::write(&stale, b"torn").unwrap();
+
+    let first = start_long_run(&out, &config);
+    assert!(!stale.exists(), "the stale temporary file is removed");
+    let second = train(&out, &config, 1000, true).output().unwrap();
+    let refused = String::from_utf8_lossy(&second.stderr);
+    assert!(!second.status.success() && refused.contains("in use by another run"), "{refused}");
+
+    signal(&first, "INT");
+    let (code, stderr) = finished(first);
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(stderr.contains("stopped at step") && stderr.contains("--resume"), "{stderr}");
+    let step = saved_step(&out);
+    assert!(step > 0);
+
+    // The lock went with the process; SIGTERM stops the resumed run alike.
+    let resumed = train(&out, &config, 2_000_000, true).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    signal(&resumed, "TERM");
+    let (code, stderr) = finished(resumed);
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(saved_step(&out) >= step, "{stderr}");
+    let _ = std::fs::remove_dir_all(&root);
+}
