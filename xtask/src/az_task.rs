@@ -1,18 +1,19 @@
-//! `cargo xtask train az-connect4 | az-backgammon`: AlphaZero-style
-//! self-play with a progress bar (games/min, simulations/s, loss, win
-//! rates), metrics.jsonl, curve.png, atomic checkpoints (network, Adam,
-//! replay buffer) with exact --resume, and a final seeded evaluation with
-//! 95% confidence intervals.
+//! `cargo xtask train az-connect4 | az-backgammon`: an AlphaZero run (the
+//! library's `AzRun`, trained by the run driver) with a progress bar
+//! (games/min, simulations/s, loss, win rates), metrics, a learning curve,
+//! checkpoints with exact `--resume`, and a final seeded evaluation on the
+//! task's yardsticks (`eval.rs`) with 95% confidence intervals.
 
+use crate::error::XtaskError;
 use crate::eval::{EVAL_SEED, PUBEVAL_GAMES, connect4_suite};
 use crate::pubeval_match::backgammon_suite;
 use crate::train::{FrontEnd, TrainArgs, layered};
 use minnow_envs::{Backgammon, ConnectFour, Game};
 use minnow_rl::alphazero::{AzAgent, AzConfig, AzRun, EvalReport};
-use minnow_train::{Event, Observer};
+use minnow_train::{Cadence, Event, Observer};
 use std::time::Instant;
 
-pub fn train_az(task: &str, args: &TrainArgs) -> Result<(), String> {
+pub fn train_az(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
     match task {
         "az-connect4" => train::<ConnectFour>(task, AzConfig::connect4(), args, &|agent| {
             let r = connect4_suite(agent, None, agent.config.eval.final_games, EVAL_SEED ^ 1)?;
@@ -22,7 +23,7 @@ pub fn train_az(task: &str, args: &TrainArgs) -> Result<(), String> {
             let r = backgammon_suite(agent, None, PUBEVAL_GAMES, EVAL_SEED ^ 1)?;
             Ok(Suite { matches: r.matches, table: r.table(), json: serde_json::to_value(&r).unwrap_or_default() })
         }),
-        _ => Err(format!("train: task '{task}' is not an AlphaZero task")),
+        _ => Err(format!("train: task '{task}' is not an AlphaZero task").into()),
     }
 }
 
@@ -39,7 +40,7 @@ fn train<G: Game + Default + Send + Sync>(
     defaults: AzConfig,
     args: &TrainArgs,
     suite: &dyn Fn(&AzAgent) -> Result<Suite, String>,
-) -> Result<(), String> {
+) -> Result<(), XtaskError> {
     let mut config = layered(defaults, args.config.as_deref())?;
     if let Some(seed) = args.seed {
         config.seed = seed;
@@ -50,66 +51,37 @@ fn train<G: Game + Default + Send + Sync>(
     config.validate().map_err(|e| format!("{task} config: {e}"))?;
 
     let (out, checkpoint) = crate::train::run_dir(args, task)?;
-    let mut run = if args.resume {
-        AzRun::<G>::resume(config.clone(), &checkpoint).map_err(|e| e.to_string())?
-    } else {
-        AzRun::<G>::new(config.clone()).map_err(|e| e.to_string())?
-    };
+    let mut run = AzRun::<G>::new(config.clone()).map_err(|e| e.to_string())?;
+    if args.resume {
+        minnow_train::resume(&mut run, &checkpoint)?;
+    }
+    let config_path = out.join("config.json");
     let config_json = serde_json::to_string_pretty(&config).unwrap_or_default();
-    std::fs::write(out.join("config.json"), config_json).map_err(|e| format!("{}: {e}", out.display()))?;
+    std::fs::write(&config_path, config_json).map_err(XtaskError::io(&config_path))?;
 
-    let limit = config.time_limit_minutes * 60.0;
+    let limit = config.time_limit_minutes;
     println!(
         "training {task} (seed {}, {} iterations{}, {} self-play thread(s) + the learner) -> {}",
         config.seed,
         config.iterations,
-        if limit > 0.0 { format!(" or {} min", config.time_limit_minutes) } else { String::new() },
+        if limit > 0.0 { format!(" or {limit} min") } else { String::new() },
         config.self_play.workers,
         out.display()
     );
     // The curve shows the harder opponent when there is one (against
     // random the rate sits at 100% early).
     let key = if config.eval.games_vs_rollout > 0 { "win_rate_vs_rollout" } else { "win_rate_vs_random" };
-    let mut front = FrontEnd::open(&out, run.iteration(), config.iterations, key)?;
-    let mut last_eval = String::from("not evaluated yet");
+    let mut front = Progress {
+        front: FrontEnd::open(&out, run.iteration(), config.iterations, key)?,
+        speed: String::new(),
+        last_eval: String::from("not evaluated yet"),
+    };
     let started = Instant::now();
-    while run.iteration() < config.iterations && (limit == 0.0 || run.totals().train_seconds < limit) {
-        let r = run.iterate().map_err(|e| e.to_string())?;
-        let step = r.iteration;
-        let loss = (r.loss.policy + r.loss.value) as f64;
-        front.observe(Event::Step {
-            step,
-            total: config.iterations,
-            metrics: &[
-                ("loss", loss),
-                ("policy_loss", r.loss.policy as f64),
-                ("value_loss", r.loss.value as f64),
-                ("games_per_min", r.games_per_minute()),
-                ("simulations_per_s", r.simulations_per_second()),
-                ("games", r.totals.games as f64),
-                ("replay", r.replay_len as f64),
-                ("train_seconds", r.totals.train_seconds),
-            ],
-        });
-        if config.eval.every > 0 && step.is_multiple_of(config.eval.every) {
-            let e = run
-                .evaluate(config.eval.games_vs_random, config.eval.games_vs_rollout, EVAL_SEED)
-                .map_err(|e| e.to_string())?;
-            front.observe(Event::Eval { step, metrics: &eval_metrics(&e) });
-            last_eval = eval_message(&e);
-        }
-        if step.is_multiple_of(config.checkpoint_every) {
-            run.save(&checkpoint).map_err(|e| e.to_string())?;
-            front.observe(Event::Checkpoint { step, path: &checkpoint });
-        }
-        front.bar.set_message(format!(
-            "{:.0} games/min  {:.0} sims/s  loss {:.3}  {last_eval}",
-            r.games_per_minute(),
-            r.simulations_per_second(),
-            loss
-        ));
-    }
-    run.save(&checkpoint).map_err(|e| e.to_string())?;
+    // An evaluation every `eval.every` iterations (0: only the final one).
+    let eval_every = if config.eval.every == 0 { u64::MAX } else { config.eval.every };
+    let cadence = Cadence { eval_every, checkpoint_every: config.checkpoint_every, eval_at_end: false };
+    minnow_train::drive(&mut run, cadence, Some(&checkpoint), &mut front)?;
+    let mut front = front.front;
     front.bar.finish_and_clear();
     let totals = *run.totals();
     println!(
@@ -127,7 +99,7 @@ fn train<G: Game + Default + Send + Sync>(
     );
     let suite_started = Instant::now();
     let e = suite(&run.agent())?;
-    front.observe(Event::Eval { step: run.iteration(), metrics: &eval_metrics(&e.matches) });
+    front.observe(Event::Eval { step: run.iteration(), metrics: &e.matches.metrics() });
     front.plot(&out.join("curve.png"), task)?;
     print!("{}", e.table);
     println!(
@@ -144,34 +116,44 @@ fn train<G: Game + Default + Send + Sync>(
         },
         "final_eval": e.json,
     });
-    std::fs::write(out.join("summary.json"), serde_json::to_string_pretty(&summary).unwrap_or_default())
-        .map_err(|e| format!("{}: {e}", out.display()))?;
+    let summary_path = out.join("summary.json");
+    std::fs::write(&summary_path, serde_json::to_string_pretty(&summary).unwrap_or_default())
+        .map_err(XtaskError::io(&summary_path))?;
     println!("wrote {}/{{metrics.jsonl, curve.png, checkpoint.safetensors, config.json, summary.json}}", out.display());
     Ok(())
 }
 
-fn eval_metrics(e: &EvalReport) -> Vec<(&'static str, f64)> {
-    let (lo, hi) = e.vs_random.win_rate_ci();
-    let mut m = vec![
-        ("win_rate_vs_random", e.vs_random.win_rate()),
-        ("win_rate_vs_random_lo", lo),
-        ("win_rate_vs_random_hi", hi),
-    ];
-    if let Some(r) = e.vs_rollout {
-        let (lo, hi) = r.win_rate_ci();
-        m.extend([
-            ("win_rate_vs_rollout", r.win_rate()),
-            ("win_rate_vs_rollout_lo", lo),
-            ("win_rate_vs_rollout_hi", hi),
-        ]);
-    }
-    m
+/// The front end, with a progress line of self-play speed, loss and the
+/// last evaluation's win rates.
+struct Progress {
+    front: FrontEnd,
+    speed: String,
+    last_eval: String,
 }
 
-fn eval_message(e: &EvalReport) -> String {
-    let mut s = format!("vs random {:.0}%", 100.0 * e.vs_random.win_rate());
-    if let Some(r) = e.vs_rollout {
-        s += &format!("  vs mcts {:.0}%", 100.0 * r.win_rate());
+impl Observer for Progress {
+    fn observe(&mut self, event: Event<'_>) {
+        self.front.observe(event);
+        let metric = |metrics: &[(&str, f64)], key: &str| metrics.iter().find(|(k, _)| *k == key).map(|m| m.1);
+        match event {
+            Event::Step { metrics, .. } => {
+                let value = |key| metric(metrics, key).unwrap_or(f64::NAN);
+                self.speed = format!(
+                    "{:.0} games/min  {:.0} sims/s  loss {:.3}",
+                    value("games_per_min"),
+                    value("simulations_per_s"),
+                    value("loss")
+                );
+            }
+            Event::Eval { metrics, .. } => {
+                let random = metric(metrics, "win_rate_vs_random").unwrap_or(f64::NAN);
+                self.last_eval = format!("vs random {:.0}%", 100.0 * random);
+                if let Some(rate) = metric(metrics, "win_rate_vs_rollout") {
+                    self.last_eval += &format!("  vs mcts {:.0}%", 100.0 * rate);
+                }
+            }
+            Event::Checkpoint { .. } => {}
+        }
+        self.front.bar.set_message(format!("{}  {}", self.speed, self.last_eval));
     }
-    s
 }

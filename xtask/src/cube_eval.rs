@@ -244,7 +244,9 @@ mod tests {
         config.net = CostToGoConfig { hidden: 8, width: 8, blocks: 0 };
         let learner = ValueIteration::new(&config, other.observation_size(), other.moves()).unwrap();
         let path = dir.join("other.safetensors");
-        learner.save::<minnow_rl::puzzle::AdjacentSwaps>(&path).unwrap();
+        let mut checkpoint = minnow_train::RunCheckpointWriter::new("cube-solver", &config.identity(), 0);
+        learner.save_state::<minnow_rl::puzzle::AdjacentSwaps>(&mut checkpoint).unwrap();
+        checkpoint.save(&path).unwrap();
         let err = crate::solve::load(&path).unwrap_err();
         assert!(err.contains("puzzle 'adjacent-swaps', expected 'cube2'"), "{err}");
         let _ = std::fs::remove_dir_all(&dir);

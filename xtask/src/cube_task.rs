@@ -1,14 +1,16 @@
 //! `cargo xtask train cube-solver`: a cost-to-go network for the 2x2x2
 //! cube trained by approximate value iteration over random scrambles (no
-//! oracle labels), with a progress bar, metrics, a curve, checkpoints
-//! (`--resume` continues exactly) and an evaluation against the exact BFS
-//! distances. `cargo xtask solve cube` then searches with it.
+//! oracle labels), run by the run driver: a progress bar, metrics, a
+//! curve, checkpoints (`--resume` continues exactly) and an evaluation
+//! against the exact BFS distances. `cargo xtask solve cube` then searches
+//! with it.
 
 use crate::cube_eval::{DIAMETER, greedy_table, greedy_text, value_errors};
 use crate::cube_puzzle::Cube;
+use crate::error::XtaskError;
 use crate::train::{FrontEnd, TrainArgs, layered};
 use minnow_rl::puzzle::{CostToGoConfig, SearchConfig, TargetRule, ValueIteration, ValueIterationConfig};
-use minnow_train::{Event, Observer};
+use minnow_train::{Cadence, Metrics, Run, RunCheckpoint, RunCheckpointWriter, TrainError};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -99,56 +101,82 @@ fn read_config(args: &TrainArgs) -> Result<CubeSolverConfig, String> {
     Ok(config)
 }
 
-pub fn train_cube_solver(args: &TrainArgs) -> Result<(), String> {
-    let config = read_config(args)?;
-    let (out, checkpoint) = crate::train::run_dir(args, crate::cube_task::TASK)?;
-    let mut learner = if args.resume {
-        ValueIteration::resume(&config.training, &Cube, &checkpoint).map_err(|e| e.to_string())?
-    } else {
-        ValueIteration::new(&config.training, OBSERVATION, MOVES).map_err(|e| e.to_string())?
-    };
-    write_json(&out.join("config.json"), &config)?;
+/// Value iteration as the run driver sees it: a step is one batch; an
+/// evaluation scores the greedy policy and the cost-to-go against the
+/// exact distances.
+struct SolverRun {
+    learner: ValueIteration,
+    eval: CubeEvalConfig,
+    log_every: u64,
+}
 
-    let total = config.training.steps;
-    println!("training {TASK} for {total} steps of value iteration -> {}", out.display());
-    let mut front = FrontEnd::open(&out, learner.steps(), total, "greedy_d7_2d")?;
-    let (started, cpu_started, start_step) = (Instant::now(), cpu_seconds(), learner.steps());
-    let log_every = (total / 1000).max(1);
-    let mut eval_seconds = 0.0;
-    while !learner.is_done() {
-        let stats = learner.step(&Cube).map_err(|e| e.to_string())?;
-        let step = learner.steps();
-        if step.is_multiple_of(log_every) {
-            let metrics = [
+impl Run for SolverRun {
+    fn task(&self) -> &str {
+        TASK
+    }
+
+    fn identity(&self) -> String {
+        self.learner.config().identity()
+    }
+
+    fn step(&self) -> u64 {
+        self.learner.steps()
+    }
+
+    fn total(&self) -> u64 {
+        self.learner.config().steps
+    }
+
+    fn train_step(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
+        let stats = self.learner.step(&Cube).map_err(TrainError::task)?;
+        if self.learner.steps().is_multiple_of(self.log_every) {
+            metrics.extend([
                 ("loss", stats.loss as f64),
                 ("mean_target", stats.mean_target as f64),
                 ("target_updates", stats.target_updates as f64),
-            ];
-            front.observe(Event::Step { step, total, metrics: &metrics });
-            let seconds = started.elapsed().as_secs_f64() - eval_seconds;
-            front.bar.set_message(format!(
-                "loss {:.4} target {:.2} ({} target updates) | {:.1} steps/s",
-                stats.loss,
-                stats.mean_target,
-                stats.target_updates,
-                (step - start_step) as f64 / seconds
-            ));
+            ]);
         }
-        if step.is_multiple_of(config.eval.every) || learner.is_done() {
-            let t = Instant::now();
-            let metrics = evaluate_during(&learner, &config.eval)?;
-            front.observe(Event::Eval { step, metrics: &metrics });
-            eval_seconds += t.elapsed().as_secs_f64();
-        }
-        if step.is_multiple_of(config.eval.checkpoint_every) || learner.is_done() {
-            learner.save::<Cube>(&checkpoint).map_err(|e| e.to_string())?;
-            front.observe(Event::Checkpoint { step, path: &checkpoint });
-        }
+        Ok(())
     }
+
+    fn evaluate(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
+        metrics
+            .extend(evaluate_during(&self.learner, &self.eval).map_err(|e| TrainError::task(XtaskError::Message(e)))?);
+        Ok(())
+    }
+
+    fn save(&self, checkpoint: &mut RunCheckpointWriter) -> Result<(), TrainError> {
+        self.learner.save_state::<Cube>(checkpoint).map_err(TrainError::task)
+    }
+
+    fn restore(&mut self, checkpoint: &RunCheckpoint) -> Result<(), TrainError> {
+        self.learner.restore_state::<Cube>(checkpoint).map_err(TrainError::task)
+    }
+}
+
+pub fn train_cube_solver(args: &TrainArgs) -> Result<(), XtaskError> {
+    let config = read_config(args)?;
+    let (out, checkpoint) = crate::train::run_dir(args, crate::cube_task::TASK)?;
+    let learner = ValueIteration::new(&config.training, OBSERVATION, MOVES).map_err(|e| e.to_string())?;
+    let total = config.training.steps;
+    let mut run = SolverRun { learner, eval: config.eval, log_every: (total / 1000).max(1) };
+    if args.resume {
+        minnow_train::resume(&mut run, &checkpoint)?;
+    }
+    write_json(&out.join("config.json"), &config)?;
+
+    println!("training {TASK} for {total} steps of value iteration -> {}", out.display());
+    let mut front = FrontEnd::open(&out, run.step(), total, "greedy_d7_2d")?;
+    let (started, cpu_started, start_step) = (Instant::now(), cpu_seconds(), run.step());
+    let cadence =
+        Cadence { eval_every: config.eval.every, checkpoint_every: config.eval.checkpoint_every, eval_at_end: true };
+    let timing = minnow_train::drive(&mut run, cadence, Some(&checkpoint), &mut front)?;
     front.bar.finish_and_clear();
     let wall = started.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu_started;
     front.plot(&out.join("curve.png"), TASK)?;
+    let eval_seconds = timing.eval_seconds;
+    let learner = &run.learner;
     println!(
         "{TASK}: {} steps in {wall:.1} s wall, {cpu:.1} s CPU (of which evaluations {eval_seconds:.1} s wall)",
         learner.steps() - start_step

@@ -42,9 +42,9 @@ pub struct EvalArgs {
     games: Option<usize>,
 }
 
-/// Seed of the evaluation matches: fixed, so every evaluation plays the
-/// same games.
-pub const EVAL_SEED: u64 = 20_261_122;
+/// Seed of the evaluation matches (the library's, whose runs evaluate
+/// with it during training): fixed, so every evaluation plays the same games.
+pub use minnow_rl::alphazero::EVAL_SEED;
 
 /// Games against pubeval unless `--games` says otherwise.
 pub const PUBEVAL_GAMES: usize = 5000;

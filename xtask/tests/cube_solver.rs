@@ -44,7 +44,10 @@ fn cube_solver_resumes_exactly_and_solves() {
     ok(train(&interrupted, &config, 10, false));
     ok(train(&interrupted, &config, 20, true));
     let (a, _) = common::assert_same_checkpoints(&straight, &interrupted);
-    assert_eq!(a.meta("steps"), Some("20"));
+    assert_eq!(
+        (a.meta("format"), a.meta("task"), a.meta("step")),
+        (Some("minnow-run/1"), Some("cube-solver"), Some("20"))
+    );
 
     // Whatever the network's quality, the search finishes with a solution.
     let solved = ok(xtask(&["solve", "cube", "--scramble", "R U", "--checkpoint"], &straight));

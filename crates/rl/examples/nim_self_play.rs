@@ -133,7 +133,7 @@ fn main() -> Result<(), RlError> {
     println!("  untrained {untrained:?}");
     println!("  trained   {:?}", moves(&run)?);
     println!("  winning   {:?}", positions.iter().filter_map(|&s| perfect(s)).collect::<Vec<_>>());
-    let report = run.evaluate(200, 0, 7)?;
+    let report = run.play_matches(200, 0, 7)?;
     println!("against random play: {}", report.vs_random);
     Ok(())
 }

@@ -26,7 +26,7 @@ fn a_saved_run_loads_as_its_agent_and_only_for_its_game() {
     let mut run = AzRun::<TicTacToe>::new(small()).unwrap();
     run.iterate().unwrap();
     run.iterate().unwrap();
-    run.save(&path).unwrap();
+    minnow_train::save(&run, &path).unwrap();
     let agent = AzAgent::load::<TicTacToe>(&path).unwrap();
     assert_eq!(agent.iteration, 2);
     assert_eq!(agent.config, *run.config());
@@ -36,7 +36,31 @@ fn a_saved_run_loads_as_its_agent_and_only_for_its_game() {
     assert!(live.params.values() == agent.params.values());
 
     let err = AzAgent::load::<ConnectFour>(&path).unwrap_err().to_string();
-    assert!(err.contains("'tictactoe'") && err.contains("'connect4'"), "{err}");
+    assert!(err.contains("'az-tictactoe'") && err.contains("'az-connect4'"), "{err}");
+
+    // A checkpoint of the layout before the run checkpoint (parameters
+    // under their own names, no format tag) still loads for evaluation.
+    let old = dir.join("old.safetensors");
+    let write_old = |game: &str| {
+        let label = format!("{game} 18-48x1-9");
+        let config = serde_json::to_string(run.config()).unwrap();
+        minnow_nn::CheckpointWriter::new()
+            .params(run.snapshot())
+            .meta("task", "alphazero")
+            .meta("game", game)
+            .meta("network", label)
+            .meta("config", config)
+            .meta("iteration", "2")
+            .save(&old)
+            .unwrap();
+    };
+    write_old("tictactoe");
+    let legacy = AzAgent::load::<TicTacToe>(&old).unwrap();
+    assert_eq!(legacy.iteration, 2);
+    assert!(legacy.params.values() == agent.params.values(), "legacy parameters differ");
+    write_old("connect4");
+    let err = AzAgent::load::<TicTacToe>(&old).unwrap_err().to_string();
+    assert!(err.contains("game 'connect4', expected 'tictactoe'"), "{err}");
     let err = AzAgent::load::<TicTacToe>(&dir.join("missing.safetensors")).unwrap_err().to_string();
     assert!(err.contains("missing.safetensors"), "{err}");
     std::fs::remove_dir_all(&dir).ok();

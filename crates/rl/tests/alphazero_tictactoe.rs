@@ -3,7 +3,6 @@
 
 use minnow_envs::TicTacToe;
 use minnow_envs::tictactoe::best_moves;
-use minnow_rl::RlError;
 use minnow_rl::alphazero::{AzConfig, AzRun, FnPlayer, MatchResult, RandomPlayer, play_match};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -87,7 +86,7 @@ fn a_resumed_run_continues_bit_for_bit() {
     let mut first = AzRun::<TicTacToe>::new(small()).unwrap();
     first.iterate().unwrap();
     first.iterate().unwrap();
-    first.save(&path).unwrap();
+    minnow_train::save(&first, &path).unwrap();
     drop(first);
     let mut resumed = AzRun::<TicTacToe>::resume(small(), &path).unwrap();
     assert_eq!(resumed.iteration(), 2);
@@ -107,8 +106,13 @@ fn a_resumed_run_continues_bit_for_bit() {
     assert!(err.contains("trained with"), "{err}");
     let err = AzRun::<minnow_envs::ConnectFour>::resume(small(), &path).unwrap_err().to_string();
     assert!(err.contains("tictactoe") && err.contains("connect4"), "{err}");
-    let err = AzRun::<TicTacToe>::resume(small(), &dir.join("missing.safetensors")).unwrap_err();
-    assert!(matches!(err, RlError::Network(_)), "{err}");
+    let err = AzRun::<TicTacToe>::resume(small(), &dir.join("missing.safetensors")).unwrap_err().to_string();
+    assert!(err.contains("missing.safetensors"), "{err}");
+    // A checkpoint of the layout before the run checkpoint: refused, naming the format.
+    let old = dir.join("old.safetensors");
+    minnow_nn::CheckpointWriter::new().meta("task", "alphazero").meta("game", "tictactoe").save(&old).unwrap();
+    let err = AzRun::<TicTacToe>::resume(small(), &old).unwrap_err().to_string();
+    assert!(err.contains("format 'minnow-run/1'") && err.contains("no format tag"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -7,6 +7,7 @@ use minnow_rl::puzzle::{
     AdjacentSwaps, BidirectionalBfs, CostToGoConfig, Heuristic, Puzzle, SearchConfig, TargetRule, ValueIteration,
     ValueIterationConfig, WeightedAStar, bellman_targets, greedy_solve, load_cost_to_go,
 };
+use minnow_train::{RunCheckpoint, RunCheckpointWriter};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -147,8 +148,17 @@ fn a_resumed_run_continues_exactly() {
     for _ in 0..20 {
         straight.step(&p).unwrap();
     }
-    straight.save::<AdjacentSwaps>(&path).unwrap();
-    let mut resumed = ValueIteration::resume(&config, &p, &path).unwrap();
+    let mut writer = RunCheckpointWriter::new("swaps", &config.identity(), straight.steps());
+    straight.save_state::<AdjacentSwaps>(&mut writer).unwrap();
+    writer.save(&path).unwrap();
+    let resume = |config: &ValueIterationConfig| -> Result<ValueIteration, String> {
+        let checkpoint = RunCheckpoint::load(&path, "swaps", &config.identity()).map_err(|e| e.to_string())?;
+        let mut run = ValueIteration::new(config, p.observation_size(), p.moves()).unwrap();
+        run.restore_state::<AdjacentSwaps>(&checkpoint).map_err(|e| e.to_string())?;
+        Ok(run)
+    };
+    let mut resumed = resume(&config).unwrap();
+    assert_eq!(resumed.steps(), 20);
     for _ in 0..20 {
         let (a, b) = (straight.step(&p).unwrap(), resumed.step(&p).unwrap());
         assert_eq!(a, b);
@@ -157,9 +167,9 @@ fn a_resumed_run_continues_exactly() {
     let (saved, h) = load_cost_to_go(&p, &path).unwrap();
     assert_eq!(saved, config);
     assert_eq!(h.network(), straight.network());
-    // Another shape or another puzzle is refused.
+    // Another network shape is refused.
     let other = ValueIterationConfig { net: CostToGoConfig { width: 16, ..config.net }, ..config.clone() };
-    let err = ValueIteration::resume(&other, &p, &path).unwrap_err().to_string();
+    let err = resume(&other).unwrap_err();
     assert!(err.contains("trained with"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -210,4 +210,9 @@ impl RunCheckpoint {
     pub fn raw(&self) -> &Checkpoint {
         &self.inner
     }
+
+    /// The underlying tensors and metadata, kept.
+    pub fn into_inner(self) -> Checkpoint {
+        self.inner
+    }
 }

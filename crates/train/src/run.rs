@@ -32,6 +32,13 @@ pub trait Run {
     /// The step at which the run is complete.
     fn total(&self) -> u64;
 
+    /// Whether the run ends before its total (a time budget spent). Asked
+    /// after every step; a run that ends early is checkpointed (and, with
+    /// `eval_at_end`, evaluated) as at its total.
+    fn ends_early(&self) -> bool {
+        false
+    }
+
     /// One training step. Its metrics go into `metrics`, which arrives
     /// empty; a step that leaves it empty logs nothing.
     fn train_step(&mut self, metrics: &mut Metrics) -> Result<()>;
@@ -96,7 +103,7 @@ pub fn drive(
     let mut metrics = Metrics::with_capacity(METRICS_ROOM);
     let mut timing = Timing::default();
     let _driving = crate::stop::Driving::start();
-    while run.step() < total {
+    while run.step() < total && !run.ends_early() {
         let before = run.step();
         let started = Instant::now();
         metrics.clear();
@@ -107,7 +114,7 @@ pub fn drive(
             observer.observe(Event::Step { step, total, metrics: &metrics });
         }
         let stop = crate::stop::requested();
-        let done = step >= total;
+        let done = step >= total || run.ends_early();
         if !stop && (crossed(before, step, cadence.eval_every) || (done && cadence.eval_at_end)) {
             let started = Instant::now();
             metrics.clear();

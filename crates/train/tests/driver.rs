@@ -11,6 +11,8 @@ use rand_pcg::Pcg64Mcg;
 struct Toy {
     step: u64,
     total: u64,
+    /// Ends the run early once the step reaches it (a stand-in for a time budget).
+    budget: u64,
     rng: Pcg64Mcg,
     sum: f64,
     width: usize,
@@ -20,7 +22,7 @@ struct Toy {
 
 impl Toy {
     fn new(total: u64, width: usize) -> Self {
-        Self { step: 0, total, rng: Pcg64Mcg::seed_from_u64(7), sum: 0.0, width, poison_at: None }
+        Self { step: 0, total, budget: u64::MAX, rng: Pcg64Mcg::seed_from_u64(7), sum: 0.0, width, poison_at: None }
     }
 }
 
@@ -39,6 +41,10 @@ impl Run for Toy {
 
     fn total(&self) -> u64 {
         self.total
+    }
+
+    fn ends_early(&self) -> bool {
+        self.step >= self.budget
     }
 
     fn train_step(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
@@ -128,5 +134,22 @@ fn non_finite_state_is_never_saved_and_the_last_good_checkpoint_stays() {
     minnow_train::resume(&mut resumed, &path).unwrap();
     assert_eq!(resumed.step(), 12);
     assert!(resumed.sum.is_finite());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_run_that_ends_early_is_checkpointed_and_evaluated_as_at_its_end() {
+    let dir = std::env::temp_dir().join(format!("minnow-driver-early-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("checkpoint.safetensors");
+    let cadence = Cadence { eval_every: 100, checkpoint_every: 100, eval_at_end: true };
+    let mut run = Toy { budget: 7, ..Toy::new(30, 4) };
+    let mut record = Record::default();
+    minnow_train::drive(&mut run, cadence, Some(&path), &mut record).unwrap();
+    assert_eq!(record.0, ["step 3", "step 6", "step 9", "eval 9", "checkpoint 9"]);
+    // Out of budget from the start: nothing runs.
+    let mut record = Record::default();
+    minnow_train::drive(&mut run, cadence, Some(&path), &mut record).unwrap();
+    assert!(record.0.is_empty(), "{:?}", record.0);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -2,12 +2,14 @@
 //! play: the network, its parameters and the run's config, without the
 //! optimiser, the replay buffer or the self-play workers.
 
+use super::driver::MODEL;
 use super::run::network_label;
-use super::{AzConfig, network_config};
+use super::{AzConfig, network_config, task_name};
 use crate::{Result, RlError};
 use minnow_autodiff::Params;
 use minnow_envs::Game;
 use minnow_nn::{Checkpoint, PolicyValueNet};
+use minnow_train::RunCheckpoint;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use std::path::Path;
@@ -26,36 +28,43 @@ pub struct AzAgent {
 }
 
 impl AzAgent {
-    /// Reads the agent for game `G` from a checkpoint written by
-    /// [`AzRun::save`](super::AzRun::save). A checkpoint of another task or
-    /// game, or one whose network does not match its own config, is an
-    /// error naming what was found and what was expected.
+    /// Reads the agent for game `G` from a run checkpoint of task
+    /// [`task_name`]`::<G>()`. A checkpoint of another task or game, or
+    /// one whose network does not match its own config, is an error naming
+    /// what was found and what was expected. Checkpoints of the layout
+    /// before the run checkpoint (no `format` tag, task `alphazero`) are
+    /// read too, so runs trained before it can still be evaluated (not
+    /// resumed).
     pub fn load<G: Game>(path: &Path) -> Result<Self> {
-        let ckpt = Checkpoint::load(path)?;
         let fail = |what: String| RlError::Resume(format!("{}: {what}", path.display()));
-        let task = ckpt.require_meta("task")?;
-        if task != "alphazero" {
-            return Err(fail(format!("the checkpoint is of a '{task}' run, expected an AlphaZero run")));
-        }
-        let game = ckpt.require_meta("game")?;
-        if game != G::NAME {
-            return Err(fail(format!("the checkpoint is of game '{game}', expected '{}'", G::NAME)));
-        }
-        let config: AzConfig = serde_json::from_str(ckpt.require_meta("config")?)
-            .map_err(|e| fail(format!("unreadable metadata 'config' (a checkpoint of an older version?): {e}")))?;
+        let raw = Checkpoint::load(path)?;
+        let (checkpoint, prefix, iteration) = if raw.meta("format").is_none() && raw.meta("task") == Some("alphazero") {
+            let game = raw.require_meta("game")?;
+            if game != G::NAME {
+                return Err(fail(format!("the checkpoint is of game '{game}', expected '{}'", G::NAME)));
+            }
+            let iteration = raw.require_meta("iteration")?;
+            let iteration = iteration.parse().map_err(|_| fail(format!("metadata 'iteration' is {iteration}")))?;
+            (raw, None, iteration)
+        } else {
+            let run = RunCheckpoint::read(path, &task_name::<G>()).map_err(|e| fail(e.to_string()))?;
+            let iteration = run.step().map_err(|e| fail(e.to_string()))?;
+            (run.into_inner(), Some(MODEL), iteration)
+        };
+        let config: AzConfig = serde_json::from_str(checkpoint.require_meta("config")?)
+            .map_err(|e| fail(format!("unreadable metadata 'config': {e}")))?;
         let label = network_label::<G>(&config);
-        let saved = ckpt.require_meta("network")?;
+        let saved = checkpoint.require_meta("network")?;
         if saved != label {
             return Err(fail(format!("the checkpoint holds network {saved}, its config describes {label}")));
         }
-        let iteration = ckpt
-            .require_meta("iteration")?
-            .parse()
-            .map_err(|_| fail("metadata 'iteration' is not a number".to_string()))?;
         let mut params = Params::new();
         // The initial values are overwritten by the checkpoint's.
         let net = network_config::<G>(&config.network).init(&mut params, "az", &mut Pcg64Mcg::seed_from_u64(0))?;
-        ckpt.restore_params(&mut params)?;
+        match prefix {
+            Some(prefix) => checkpoint.restore_prefixed(prefix, &mut params)?,
+            None => checkpoint.restore_params(&mut params)?,
+        }
         Ok(Self { config, net, params: Arc::new(params), iteration })
     }
 }

@@ -7,14 +7,16 @@
 //! - [`Trainer`]: `PolicyValueNet` + Adam on policy cross-entropy and
 //!   value MSE.
 //! - [`AzRun`]: iterations of self-play threads overlapped with training,
-//!   snapshots swapped at the barrier, evaluation matches, atomic
-//!   checkpoints with exact resume.
+//!   snapshots swapped at the barrier, evaluation matches; a
+//!   [`minnow_train::Run`], so `minnow_train::drive` trains it with
+//!   atomic run checkpoints and exact resume.
 //! - [`AzAgent`]: a saved run's network, read back for evaluation or play.
 //! - [`eval`]: players (network MCTS, random-rollout MCTS, random, any
 //!   closure), seeded matches over both colours, Wilson 95% intervals.
 
 mod agent;
 mod config;
+mod driver;
 pub mod eval;
 mod replay;
 mod run;
@@ -23,6 +25,7 @@ mod trainer;
 
 pub use agent::AzAgent;
 pub use config::{AzConfig, EvalConfig, NetworkConfig, SelfPlayConfig, TrainingConfig};
+pub use driver::{EVAL_SEED, task_name};
 pub use eval::{
     FnPlayer, MatchResult, MctsPlayer, Player, PolicyPlayer, RandomPlayer, play_from, play_game, play_match,
     rollout_player, spread_games, wilson,

@@ -8,22 +8,20 @@
 //! order and the trained parameters become snapshot θ_{i+1} (one `Arc`
 //! swap). Game seeds derive from (seed, iteration, worker), so a run is
 //! deterministic whatever the thread timing, and a checkpoint (parameters,
-//! Adam state, replay, the learner's RNG, counters) resumes it bit for bit.
+//! Adam state, replay, the learner's RNG, counters) resumes it bit for bit
+//! (`driver.rs`: the run as the run driver sees it).
 
 use super::{
-    AzAgent, AzConfig, NetworkConfig, PositionReplay, Positions, SelfPlayConfig, SelfPlayStats, SelfPlayWorker,
-    TrainLoss, Trainer, TrainingConfig, network_config,
+    AzAgent, AzConfig, PositionReplay, Positions, SelfPlayStats, SelfPlayWorker, TrainLoss, Trainer, network_config,
 };
+use crate::Result;
 use crate::mcts::{MctsConfig, NetEvaluator, check_network};
-use crate::{Result, RlError, restore_rng};
 use minnow_autodiff::Params;
 use minnow_envs::Game;
-use minnow_nn::{Checkpoint, CheckpointWriter, PolicyValueNet};
-use minnow_optim::{Optimizer, load_state_by_param, state_by_param};
+use minnow_nn::PolicyValueNet;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -63,6 +61,21 @@ impl IterationReport {
     pub fn simulations_per_second(&self) -> f64 {
         self.self_play.simulations as f64 / self.seconds.max(1e-9)
     }
+
+    /// The iteration's metrics: the mean losses (NaN before the first
+    /// update), self-play speed, and the run's totals so far.
+    pub fn metrics(&self) -> [(&'static str, f64); 8] {
+        [
+            ("loss", (self.loss.policy + self.loss.value) as f64),
+            ("policy_loss", self.loss.policy as f64),
+            ("value_loss", self.loss.value as f64),
+            ("games_per_min", self.games_per_minute()),
+            ("simulations_per_s", self.simulations_per_second()),
+            ("games", self.totals.games as f64),
+            ("replay", self.replay_len as f64),
+            ("train_seconds", self.totals.train_seconds),
+        ]
+    }
 }
 
 /// Win rates of the current snapshot.
@@ -73,18 +86,41 @@ pub struct EvalReport {
     pub seconds: f64,
 }
 
+impl EvalReport {
+    /// Win rates with their 95% intervals, against random first.
+    pub fn metrics(&self) -> Vec<(&'static str, f64)> {
+        let (lo, hi) = self.vs_random.win_rate_ci();
+        let mut m = vec![
+            ("win_rate_vs_random", self.vs_random.win_rate()),
+            ("win_rate_vs_random_lo", lo),
+            ("win_rate_vs_random_hi", hi),
+        ];
+        if let Some(r) = self.vs_rollout {
+            let (lo, hi) = r.win_rate_ci();
+            m.extend([
+                ("win_rate_vs_rollout", r.win_rate()),
+                ("win_rate_vs_rollout_lo", lo),
+                ("win_rate_vs_rollout_hi", hi),
+            ]);
+        }
+        m
+    }
+}
+
 /// The state of a run.
 #[derive(Debug)]
 pub struct AzRun<G: Game> {
-    config: AzConfig,
-    trainer: Trainer,
-    replay: PositionReplay,
+    /// `az-<game>`, the task name in its checkpoints.
+    pub(super) task: String,
+    pub(super) config: AzConfig,
+    pub(super) trainer: Trainer,
+    pub(super) replay: PositionReplay,
     snapshot: Arc<Params>,
     workers: Vec<SelfPlayWorker<G>>,
     outputs: Vec<Positions>,
-    rng: Pcg64Mcg,
-    iteration: u64,
-    totals: Totals,
+    pub(super) rng: Pcg64Mcg,
+    pub(super) iteration: u64,
+    pub(super) totals: Totals,
 }
 
 /// Mixes the run seed, an iteration and a stream into one seed.
@@ -115,6 +151,7 @@ impl<G: Game + Default + Send> AzRun<G> {
             workers,
             iteration: 0,
             totals: Totals::default(),
+            task: super::task_name::<G>(),
             config,
         })
     }
@@ -193,10 +230,7 @@ impl<G: Game + Default + Send> AzRun<G> {
         for out in &self.outputs {
             self.replay.extend(out)?;
         }
-        self.snapshot = Arc::new(self.trainer.params().clone());
-        for w in &mut self.workers {
-            w.set_params(self.snapshot.clone())?;
-        }
+        self.publish_snapshot()?;
         self.iteration += 1;
         let seconds = started.elapsed().as_secs_f64();
         self.totals.games += stats.games;
@@ -221,6 +255,16 @@ impl<G: Game + Default + Send> AzRun<G> {
         })
     }
 
+    /// Makes the learner's parameters the snapshot self-play and the
+    /// evaluations use.
+    pub(super) fn publish_snapshot(&mut self) -> Result<()> {
+        self.snapshot = Arc::new(self.trainer.params().clone());
+        for w in &mut self.workers {
+            w.set_params(self.snapshot.clone())?;
+        }
+        Ok(())
+    }
+
     /// A player for the current snapshot: `simulations` per move, no
     /// noise, the most visited move.
     pub fn player(&self, simulations: u32, seed: u64) -> Result<MctsPlayer<G, NetEvaluator<G>>> {
@@ -230,7 +274,7 @@ impl<G: Game + Default + Send> AzRun<G> {
     /// Matches of the current snapshot against the uniform-random player
     /// and against MCTS with `eval.rollout_simulations` random-rollout
     /// simulations (skipped when `rollout_games` is 0), seeded by `seed`.
-    pub fn evaluate(&self, random_games: usize, rollout_games: usize, seed: u64) -> Result<EvalReport>
+    pub fn play_matches(&self, random_games: usize, rollout_games: usize, seed: u64) -> Result<EvalReport>
     where
         G: Sync,
     {
@@ -246,94 +290,6 @@ impl<G: Game + Default + Send> AzRun<G> {
             iteration: self.iteration,
         }
     }
-
-    /// The fields that shape the computation: a checkpoint resumes only
-    /// under the same ones (iterations, time limit, evaluation and
-    /// checkpoint cadence may change).
-    fn identity(config: &AzConfig) -> String {
-        serde_json::to_string(&identity_of(config)).unwrap_or_default()
-    }
-
-    /// Writes an atomic checkpoint: parameters, Adam state, the replay
-    /// buffer, the learner's RNG and the counters.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        let params = self.trainer.params();
-        let mut w = CheckpointWriter::new().params(params);
-        for (name, values) in state_by_param(&self.trainer.adam, params)? {
-            w = w.tensor(&name, &[values.len()], values);
-        }
-        let replay = self.replay.save("replay");
-        for a in &replay.arrays {
-            w = w.tensor(&a.name, &a.dims, &a.values);
-        }
-        for (k, v) in replay.meta {
-            w = w.meta(&k, v);
-        }
-        let json = |v: &dyn erased::Json| v.json();
-        w.meta("task", "alphazero")
-            .meta("game", G::NAME)
-            .meta("network", network_label::<G>(&self.config))
-            .meta("identity", Self::identity(&self.config))
-            .meta("config", json(&self.config))
-            .meta("iteration", self.iteration.to_string())
-            .meta("adam_steps", self.trainer.adam.step_count().to_string())
-            .meta("totals", json(&self.totals))
-            .meta("rng", json(&self.rng))
-            .save(path)?;
-        Ok(())
-    }
-
-    /// The run saved at `path`, continued under `config` (which must shape
-    /// the computation as the saved run's did). A checkpoint of another
-    /// game or network shape is an error naming both.
-    pub fn resume(config: AzConfig, path: &Path) -> Result<Self> {
-        let ckpt = Checkpoint::load(path)?;
-        let resume_error = |what: String| RlError::Resume(format!("{}: {what}", path.display()));
-        let game = ckpt.require_meta("game")?;
-        if game != G::NAME {
-            return Err(resume_error(format!("the checkpoint is of game '{game}', this run plays '{}'", G::NAME)));
-        }
-        let saved_net = ckpt.require_meta("network")?;
-        let wanted = network_label::<G>(&config);
-        if saved_net != wanted {
-            return Err(resume_error(format!(
-                "the checkpoint holds network {saved_net}, the config asks for {wanted}"
-            )));
-        }
-        // Compared as values, so a checkpoint written before a config field
-        // existed resumes under that field's default.
-        let saved: Identity = serde_json::from_str(ckpt.require_meta("identity")?)
-            .map_err(|e| resume_error(format!("unreadable metadata 'identity': {e}")))?;
-        if saved != identity_of(&config) {
-            return Err(resume_error(format!(
-                "the checkpoint was trained with {}, this config is {}; resume with the saved config.json",
-                ckpt.require_meta("identity")?,
-                Self::identity(&config)
-            )));
-        }
-        let mut run = Self::new(config)?;
-        ckpt.restore_params(&mut run.trainer.params)?;
-        load_state_by_param(&mut run.trainer.adam, &run.trainer.params, |k| ckpt.tensor(k))?;
-        let number = |key: &str| -> Result<u64> {
-            ckpt.require_meta(key)?.parse().map_err(|_| resume_error(format!("metadata '{key}' is not a number")))
-        };
-        run.trainer.adam.set_step_count(number("adam_steps")?);
-        run.iteration = number("iteration")?;
-        run.replay.restore(&ckpt, "replay")?;
-        run.rng = restore_rng(&ckpt, "rng")?;
-        run.totals = crate::state::read_meta(&ckpt, "totals")?;
-        run.snapshot = Arc::new(run.trainer.params().clone());
-        for w in &mut run.workers {
-            w.set_params(run.snapshot.clone())?;
-        }
-        Ok(run)
-    }
-}
-
-type Identity = (u64, NetworkConfig, MctsConfig, SelfPlayConfig, TrainingConfig);
-
-fn identity_of(config: &AzConfig) -> Identity {
-    (config.seed, config.network, config.mcts, config.self_play, config.training)
 }
 
 /// "connect4 84-128x3-7": game, inputs, width, blocks, actions.
@@ -379,16 +335,4 @@ pub fn net_player<G: Game + Default>(
     check_network::<G>(net, params)?;
     let config = MctsConfig { simulations, dirichlet_fraction: 0.0, ..*mcts };
     MctsPlayer::new(&config, NetEvaluator::new(net, params.clone())?, &G::default(), seed)
-}
-
-mod erased {
-    /// JSON of any serialisable value, for checkpoint metadata.
-    pub(super) trait Json {
-        fn json(&self) -> String;
-    }
-    impl<T: serde::Serialize> Json for T {
-        fn json(&self) -> String {
-            serde_json::to_string(self).expect("plain data always serialises")
-        }
-    }
 }

@@ -1,85 +1,82 @@
-//! Checkpoints of value iteration: both networks, Adam's moments, the
-//! counters and the generator, in one safetensors file written atomically,
-//! so a resumed run continues exactly; and loading the online network
-//! alone as a search heuristic.
+//! Value iteration in the run-checkpoint layout of `minnow_train`
+//! (`docs/CHECKPOINT.md`): both networks (`online.`, `target.`), Adam's
+//! moments in the parameters' shapes (`optimizer.`), the counters, the
+//! walks' generator, the puzzle's name and the config, so a resumed run
+//! continues exactly; and loading the online network alone as a search
+//! heuristic.
 
 use super::{LearnedHeuristic, Puzzle, ValueIteration, ValueIterationConfig};
 use crate::{Result, RlError};
 use minnow_autodiff::Params;
-use minnow_nn::{Checkpoint, CheckpointWriter};
-use minnow_optim::{Optimizer, load_state_by_param, state_by_param};
+use minnow_nn::Checkpoint;
+use minnow_train::{RunCheckpoint, RunCheckpointWriter, TrainError};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use std::path::Path;
 
-fn json<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_string(value).expect("run state is plain data and always serialises")
+const ONLINE: &str = "online";
+
+fn resume_error(e: TrainError) -> RlError {
+    RlError::Resume(e.to_string())
 }
 
 impl ValueIteration {
-    /// Writes the run to `path` (temporary file, fsync, rename).
-    pub fn save<P: Puzzle>(&self, path: &Path) -> Result<()> {
-        let mut writer =
-            CheckpointWriter::new().params_prefixed("online", &self.online).params_prefixed("target", &self.target);
-        for (name, values) in state_by_param(&self.adam, &self.online)? {
-            writer = writer.tensor(&name, &[values.len()], values);
-        }
-        writer
+    /// Writes the learner's state into a run checkpoint (the caller wrote
+    /// the header: task, [`ValueIterationConfig::identity`], and
+    /// [`steps`](Self::steps) as the step).
+    pub fn save_state<P: Puzzle>(&self, checkpoint: &mut RunCheckpointWriter) -> Result<()> {
+        checkpoint
+            .params(ONLINE, &self.online)
+            .params("target", &self.target)
+            .optimizer("optimizer", &self.adam, &self.online)
+            .map_err(resume_error)?;
+        checkpoint
             .meta("puzzle", P::NAME)
-            .meta("config", json(&self.config))
-            .meta("config_identity", self.config.identity())
-            .meta("steps", self.steps.to_string())
-            .meta("target_updates", self.target_updates.to_string())
-            .meta("last_target_update", self.last_target_update.to_string())
-            .meta("last_loss", json(&self.last_loss.to_bits()))
-            .meta("adam_steps", self.adam.step_count().to_string())
-            .meta("rng", json(&self.rng))
-            .save(path)
-            .map_err(RlError::from)
+            .json("config", &self.config)
+            .counter("target_updates", self.target_updates)
+            .counter("last_target_update", self.last_target_update)
+            .json("last_loss", &self.last_loss.to_bits())
+            .rng("walks", &self.rng);
+        Ok(())
     }
 
-    /// A learner built from `config`, continued from the checkpoint at
-    /// `path`; an error (nothing loaded) if the checkpoint is of another
-    /// puzzle or network shape.
-    pub fn resume<P: Puzzle>(config: &ValueIterationConfig, puzzle: &P, path: &Path) -> Result<Self> {
-        let mut run = Self::new(config, puzzle.observation_size(), puzzle.moves())?;
-        let ckpt = open::<P>(path)?;
-        let saved = meta(&ckpt, "config_identity")?;
-        if saved != config.identity() {
-            return Err(RlError::Resume(format!(
-                "{}: the checkpoint was trained with {saved}; this config has {}",
-                path.display(),
-                config.identity()
-            )));
-        }
-        ckpt.restore_prefixed("online", &mut run.online)?;
-        ckpt.restore_prefixed("target", &mut run.target)?;
-        load_state_by_param(&mut run.adam, &run.online, |name| ckpt.tensor(name))?;
-        run.adam.set_step_count(number(&ckpt, "adam_steps")?);
-        run.steps = number(&ckpt, "steps")?;
-        run.target_updates = number(&ckpt, "target_updates")?;
-        run.last_target_update = number(&ckpt, "last_target_update")?;
-        run.last_loss = f32::from_bits(parse(&ckpt, "last_loss")?);
-        run.rng = parse::<Pcg64Mcg>(&ckpt, "rng")?;
-        Ok(run)
+    /// The inverse of [`save_state`](Self::save_state), into a learner
+    /// freshly built from the same config; a checkpoint of another puzzle
+    /// is an error naming both.
+    pub fn restore_state<P: Puzzle>(&mut self, checkpoint: &RunCheckpoint) -> Result<()> {
+        check_puzzle::<P>(checkpoint.raw(), checkpoint.path())?;
+        checkpoint.restore_params(ONLINE, &mut self.online).map_err(resume_error)?;
+        checkpoint.restore_params("target", &mut self.target).map_err(resume_error)?;
+        checkpoint.restore_optimizer("optimizer", &mut self.adam, &self.online).map_err(resume_error)?;
+        self.steps = checkpoint.step().map_err(resume_error)?;
+        self.target_updates = checkpoint.counter("target_updates").map_err(resume_error)?;
+        self.last_target_update = checkpoint.counter("last_target_update").map_err(resume_error)?;
+        self.last_loss = f32::from_bits(checkpoint.json("last_loss").map_err(resume_error)?);
+        self.rng = checkpoint.rng("walks").map_err(resume_error)?;
+        Ok(())
     }
 }
 
 /// The online network of a value-iteration checkpoint of puzzle `P`, as a
-/// heuristic, with the config it was trained with.
+/// heuristic, with the config it was trained with. Reads the run
+/// checkpoint and the layout before it alike (both keep the puzzle, the
+/// config and the online network under the same names), so solvers
+/// trained before the run checkpoint still load.
 pub fn load_cost_to_go<P: Puzzle>(puzzle: &P, path: &Path) -> Result<(ValueIterationConfig, LearnedHeuristic)> {
-    let ckpt = open::<P>(path)?;
-    let config: ValueIterationConfig = parse(&ckpt, "config")?;
+    let checkpoint = Checkpoint::load(path)?;
+    check_puzzle::<P>(&checkpoint, path)?;
+    let config: ValueIterationConfig = serde_json::from_str(checkpoint.require_meta("config")?).map_err(|e| {
+        RlError::Resume(format!("{}: checkpoint metadata 'config' does not parse: {e}", path.display()))
+    })?;
     let mut params = Params::new();
     // The initial weights are overwritten: any generator will do.
     let net = config.net.init(&mut params, puzzle.observation_size(), &mut Pcg64Mcg::seed_from_u64(0))?;
-    ckpt.restore_prefixed("online", &mut params)?;
+    checkpoint.restore_prefixed(ONLINE, &mut params)?;
     Ok((config, LearnedHeuristic::new(net, params)))
 }
 
-fn open<P: Puzzle>(path: &Path) -> Result<Checkpoint> {
-    let ckpt = Checkpoint::load(path)?;
-    let puzzle = meta(&ckpt, "puzzle")?;
+fn check_puzzle<P: Puzzle>(checkpoint: &Checkpoint, path: &Path) -> Result<()> {
+    let puzzle = checkpoint.require_meta("puzzle")?;
     if puzzle != P::NAME {
         return Err(RlError::Resume(format!(
             "{}: the checkpoint is of puzzle '{puzzle}', expected '{}'",
@@ -87,18 +84,5 @@ fn open<P: Puzzle>(path: &Path) -> Result<Checkpoint> {
             P::NAME
         )));
     }
-    Ok(ckpt)
-}
-
-fn meta<'a>(ckpt: &'a Checkpoint, key: &str) -> Result<&'a str> {
-    ckpt.require_meta(key).map_err(RlError::from)
-}
-
-fn number(ckpt: &Checkpoint, key: &str) -> Result<u64> {
-    meta(ckpt, key)?.parse().map_err(|_| RlError::Resume(format!("checkpoint metadata '{key}' is not a number")))
-}
-
-fn parse<T: serde::de::DeserializeOwned>(ckpt: &Checkpoint, key: &str) -> Result<T> {
-    serde_json::from_str(meta(ckpt, key)?)
-        .map_err(|e| RlError::Resume(format!("checkpoint metadata '{key}' does not parse: {e}")))
+    Ok(())
 }

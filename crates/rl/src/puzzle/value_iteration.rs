@@ -61,8 +61,8 @@ impl ValueIterationConfig {
         (self.lr as f64 + (self.final_lr as f64 - self.lr as f64) * progress) as f32
     }
 
-    /// What a checkpoint must share with the config that loads it.
-    pub(crate) fn identity(&self) -> String {
+    /// What a checkpoint must share with the config that resumes it.
+    pub fn identity(&self) -> String {
         format!("net {:?}", self.net)
     }
 }

@@ -1,0 +1,113 @@
+//! An AlphaZero run as the run driver (`minnow_train::drive`) sees it: a
+//! step is one iteration, an evaluation plays the matches of the config's
+//! `eval` section, the config's time limit ends a run early, and the
+//! checkpoint takes the run-checkpoint layout (`docs/CHECKPOINT.md`): the
+//! network under `model.`, Adam's moments in the parameters' shapes under
+//! `optimizer.`, the replay under `replay.`, the learner's RNG, the totals
+//! and the config.
+
+use super::run::network_label;
+use super::{AzConfig, AzRun};
+use crate::{Result, RlError};
+use minnow_envs::Game;
+use minnow_train::{Metrics, Run, RunCheckpoint, RunCheckpointWriter, TrainError};
+use std::path::Path;
+
+/// Seed of the evaluation matches during a run: fixed, so every
+/// evaluation plays the same games.
+pub const EVAL_SEED: u64 = 20_261_122;
+
+/// The prefix of the network's parameters in a checkpoint.
+pub(super) const MODEL: &str = "model";
+const OPTIMIZER: &str = "optimizer";
+const REPLAY: &str = "replay";
+
+/// The task name in the checkpoints of an AlphaZero run of game `G`
+/// (`az-connect4`): a checkpoint resumes and loads only for its game.
+pub fn task_name<G: Game>() -> String {
+    format!("az-{}", G::NAME)
+}
+
+impl<G: Game + Default + Send + Sync> Run for AzRun<G> {
+    fn task(&self) -> &str {
+        &self.task
+    }
+
+    /// The network's shape and every section that shapes the games and the
+    /// updates; iterations, the time limit, evaluations and the checkpoint
+    /// cadence may change on a resume.
+    fn identity(&self) -> String {
+        let c = &self.config;
+        let shaping = (c.seed, c.network, c.mcts, c.self_play, c.training);
+        let json = serde_json::to_string(&shaping).expect("a config is plain data and always serialises");
+        format!("network={} {json}", network_label::<G>(c))
+    }
+
+    fn step(&self) -> u64 {
+        self.iteration
+    }
+
+    fn total(&self) -> u64 {
+        self.config.iterations
+    }
+
+    /// Once self-play and training have run `time_limit_minutes`.
+    fn ends_early(&self) -> bool {
+        let limit = self.config.time_limit_minutes * 60.0;
+        limit > 0.0 && self.totals.train_seconds >= limit
+    }
+
+    fn train_step(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
+        let report = self.iterate().map_err(TrainError::task)?;
+        metrics.extend(report.metrics());
+        Ok(())
+    }
+
+    fn evaluate(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
+        let e = self.config.eval;
+        let report = self.play_matches(e.games_vs_random, e.games_vs_rollout, EVAL_SEED).map_err(TrainError::task)?;
+        metrics.extend(report.metrics());
+        Ok(())
+    }
+
+    fn save(&self, checkpoint: &mut RunCheckpointWriter) -> Result<(), TrainError> {
+        let params = self.trainer.params();
+        checkpoint.params(MODEL, params).optimizer(OPTIMIZER, &self.trainer.adam, params)?;
+        let replay = self.replay.save(REPLAY);
+        for array in &replay.arrays {
+            checkpoint.tensor(&array.name, &array.dims, &array.values);
+        }
+        for (key, value) in replay.meta {
+            checkpoint.meta(&key, value);
+        }
+        checkpoint
+            .meta("network", network_label::<G>(&self.config))
+            .json("config", &self.config)
+            .json("totals", &self.totals)
+            .rng("learn", &self.rng);
+        Ok(())
+    }
+
+    fn restore(&mut self, checkpoint: &RunCheckpoint) -> Result<(), TrainError> {
+        let trainer = &mut self.trainer;
+        checkpoint.restore_params(MODEL, &mut trainer.params)?;
+        checkpoint.restore_optimizer(OPTIMIZER, &mut trainer.adam, &trainer.params)?;
+        self.replay.restore(checkpoint.raw(), REPLAY).map_err(TrainError::task)?;
+        self.rng = checkpoint.rng("learn")?;
+        self.totals = checkpoint.json("totals")?;
+        self.iteration = checkpoint.step()?;
+        self.publish_snapshot().map_err(TrainError::task)
+    }
+}
+
+impl<G: Game + Default + Send + Sync> AzRun<G> {
+    /// The run saved at `path` (by `minnow_train::save` or the driver),
+    /// continued under `config`, which must shape the computation as the
+    /// saved run's did. A checkpoint of another game, network or config
+    /// identity, or of an older layout, is an error naming what differs.
+    pub fn resume(config: AzConfig, path: &Path) -> Result<Self> {
+        let mut run = Self::new(config)?;
+        minnow_train::resume(&mut run, path).map_err(|e| RlError::Resume(e.to_string()))?;
+        Ok(run)
+    }
+}
