@@ -175,8 +175,29 @@ impl Batches {
         serde_json::to_string(self).expect("plain data always serialises")
     }
 
-    /// Reads the state [`to_json`](Self::to_json) wrote.
-    pub fn from_json(text: &str) -> Result<Self> {
-        serde_json::from_str(text).map_err(|e| NnError::BadState { what: "batch iterator", detail: e.to_string() })
+    /// Reads the state [`to_json`](Self::to_json) wrote for batches of
+    /// `batch` rows out of `len`; saved state that does not fit them (an
+    /// order that is not a shuffle of `0..len`, another batch size, a
+    /// position past the end) is an error, never a later panic.
+    pub fn from_json(text: &str, len: usize, batch: usize) -> Result<Self> {
+        let bad = |detail: String| NnError::BadState { what: "batch iterator", detail };
+        let saved: Self = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
+        if saved.batch != batch {
+            return Err(bad(format!("batch size {}, expected {batch}", saved.batch)));
+        }
+        if saved.order.len() != len {
+            return Err(bad(format!("an order of {} rows, expected {len}", saved.order.len())));
+        }
+        let mut seen = vec![false; len];
+        for &i in &saved.order {
+            match seen.get_mut(i as usize) {
+                Some(s) if !*s => *s = true,
+                _ => return Err(bad(format!("row {i} in the order: not a shuffle of 0..{len}"))),
+            }
+        }
+        if saved.position > len {
+            return Err(bad(format!("position {} past the {len} rows", saved.position)));
+        }
+        Ok(saved)
     }
 }

@@ -52,7 +52,7 @@ fn batches_cover_each_epoch_and_resume_exactly() {
     assert_eq!(seen.len(), 9, "an epoch visits distinct rows");
 
     let saved = batches.to_json();
-    let mut resumed = Batches::from_json(&saved).unwrap();
+    let mut resumed = Batches::from_json(&saved, 10, 3).unwrap();
     for _ in 0..7 {
         let (mut x2, mut y2) = (vec![0.0; 3], vec![0u32; 3]);
         batches.next_into(&data, &mut x, &mut y);
@@ -61,5 +61,17 @@ fn batches_cover_each_epoch_and_resume_exactly() {
     }
     assert!(batches.epoch() >= 2);
     assert!(Batches::new(5, 6, 0).is_err());
-    assert!(Batches::from_json("{").is_err());
+    assert!(Batches::from_json("{", 10, 3).is_err());
+    // Saved state that does not fit the data is refused, naming the problem.
+    let err = |text: &str, len, batch| Batches::from_json(text, len, batch).unwrap_err().to_string();
+    assert!(err(&saved, 10, 4).contains("batch size 3, expected 4"));
+    assert!(err(&saved, 11, 3).contains("an order of 10 rows, expected 11"));
+    let order = |o: &str| saved.replacen(&saved[saved.find('[').unwrap()..=saved.find(']').unwrap()], o, 1);
+    assert!(err(&order("[]"), 10, 3).contains("an order of 0 rows"));
+    assert!(err(&order("[0,1,2,3,4,5,6,7,8,99]"), 10, 3).contains("row 99"));
+    assert!(err(&order("[0,1,2,3,4,5,6,7,8,8]"), 10, 3).contains("row 8"));
+    assert!(
+        err(&saved.replace("\"position\":", "\"position\":1000000,\"_\":"), 10, 3)
+            .contains("position 1000000 past the 10 rows")
+    );
 }

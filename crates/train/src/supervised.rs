@@ -352,7 +352,8 @@ impl Run for DigitsRun {
     fn restore(&mut self, checkpoint: &RunCheckpoint) -> Result<()> {
         checkpoint.restore_params("model", &mut self.params)?;
         checkpoint.restore_optimizer("optimizer", &mut self.adam, &self.params)?;
-        self.batches = Batches::from_json(checkpoint.raw().require_meta("batches")?)?;
+        let (rows, batch) = (self.train.len(), self.batches.batch_size());
+        self.batches = Batches::from_json(checkpoint.raw().require_meta("batches")?, rows, batch)?;
         self.step = checkpoint.step()?;
         Ok(())
     }
