@@ -33,8 +33,8 @@ impl PerEnvEpsilon {
 }
 
 /// A DQN learner and its acting loop. The defaults are a sound start for
-/// small discrete tasks (they solve CartPole); the tasks' own presets live
-/// beside them (`DqnConfig::cartpole()`, `::cube()`, `::game2048()`).
+/// small discrete tasks; tuned presets live with the tasks (the shipped
+/// ones in `minnow-tasks`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DqnConfig {
@@ -52,22 +52,23 @@ pub struct DqnConfig {
     /// Rewards summed per transition, 1..=5.
     pub n_step: usize,
     /// Learn every action of each sampled state at once: the environment's
-    /// model (`DqnEnv::successors`) gives each action's next state and
-    /// reward, and each is bootstrapped as the taken action is in plain
-    /// DQN (on the cube, six targets per position instead of one). Needs
-    /// an environment with a model, `n_step` 1 and uniform replay.
+    /// model (`DqnEnv::model`) gives each action's next state and reward,
+    /// and each is bootstrapped as the taken action is in plain DQN (with
+    /// six actions, six targets per position instead of one). Needs an
+    /// environment with a model, `n_step` 1 and uniform replay.
     pub all_actions: bool,
     /// Learn values of afterstates, where an action leads before the
-    /// environment's chance event (2048: the slid board before the new
-    /// tile), and act on `Q(s, a) = r(s, a) + V(afterstate)` through the
-    /// environment's model (`DqnEnv::afterstates`). The network has one
+    /// environment's chance event (a board game: the board after the move,
+    /// before the dice or the new tile), and act on
+    /// `Q(s, a) = r(s, a) + V(afterstate)` through the environment's
+    /// afterstates (`DqnEnv::afterstate_model`). The network has one
     /// output and need not learn what the moves do, only how good their
     /// results are. Needs `n_step` 1.
     pub afterstates: bool,
     /// Evaluate greedily on Q (with `afterstates`, V) averaged over the
-    /// environment's symmetric views of each state (`DqnEnv::symmetric_view`;
-    /// the cube has 48, 2048 has 8), one forward pass per view. Acting
-    /// while training stays on one view.
+    /// environment's symmetric views of each state (`DqnEnv::symmetries`;
+    /// a square board has 8), one forward pass per view. Acting while
+    /// training stays on one view.
     pub symmetric_eval: bool,
     pub batch_size: usize,
     pub replay_capacity: usize,
@@ -111,8 +112,9 @@ pub struct DqnConfig {
     /// Per-env exploration rates (each env explores with the larger of
     /// its own rate and the schedule's); `None`: the schedule alone.
     pub per_env_epsilon: Option<PerEnvEpsilon>,
-    /// Raise the task's difficulty as the agent succeeds (for the cube:
-    /// the scramble depth); `None` keeps the environment's own starts.
+    /// Raise the task's difficulty as the agent succeeds (the environment
+    /// reads the level in `DqnEnv::start_episode`); `None` keeps the
+    /// environment's own starts.
     pub curriculum: Option<CurriculumConfig>,
     /// Training length in environment steps.
     pub env_steps: u64,

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CurriculumConfig {
-    /// The first level (for the cube: the deepest scramble).
+    /// The first level (the hardest the agent starts on).
     pub start: usize,
     /// The level is never raised above this.
     pub max: usize,

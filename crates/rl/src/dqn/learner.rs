@@ -3,6 +3,7 @@
 //! importance weights, clip, Adam, new priorities, target update.
 
 use super::afterstates::Afterstates;
+use super::env::{afterstates_of, model_of};
 use super::run::mean;
 use super::symmetric::SymmetricViews;
 use super::{DqnConfig, DqnEnv, Memory, QNetwork, TargetUpdate};
@@ -128,6 +129,10 @@ impl DqnLearner {
         })
     }
 
+    pub fn config(&self) -> &DqnConfig {
+        &self.config
+    }
+
     pub fn network(&self) -> &QNetwork {
         &self.net
     }
@@ -163,6 +168,32 @@ impl DqnLearner {
         }
     }
 
+    /// One supervised step, apart from reinforcement learning (pretraining
+    /// from an oracle): the online network's outputs for the rows of `obs`
+    /// regressed onto `targets` (`[rows, outputs]`, mean squared error),
+    /// then Adam, without clipping and without counting an update. Returns
+    /// the loss.
+    pub fn regress(&mut self, obs: &[f32], targets: &[f32]) -> Result<f32> {
+        let rows = obs.len() / self.net.inputs();
+        self.online.zero_grads();
+        let loss = {
+            let mut g = self.tape.graph(&mut self.online);
+            let x = g.input(&[rows, self.net.inputs()], obs)?;
+            let q = self.net.forward(&mut g, x)?;
+            let l = g.mse(q, targets, None)?;
+            let loss = g.scalar(l);
+            g.backward(l)?;
+            loss
+        };
+        self.adam.step(&mut self.online)?;
+        Ok(loss)
+    }
+
+    /// Copies the online network into the target network.
+    pub fn sync_target(&mut self) -> Result<()> {
+        Ok(self.target.copy_values_from(&self.online)?)
+    }
+
     /// Greedy actions of the online network for `masks.len()` rows of `obs`
     /// (with `afterstates`, through `env`'s model).
     pub fn greedy<E: DqnEnv>(&mut self, env: &E, obs: &[f32], masks: &[u64], out: &mut [u32]) -> Result<()> {
@@ -170,7 +201,7 @@ impl DqnLearner {
             return Ok(self.net.greedy(&mut self.eval_tape, &self.online, obs, masks, out)?);
         };
         let inputs = self.net.inputs();
-        after.expand(env, &obs[..masks.len() * inputs], inputs, self.actions)?;
+        after.expand(afterstates_of(env)?, &obs[..masks.len() * inputs], inputs, self.actions)?;
         after.score(&self.net, &self.online, &mut self.eval_tape, self.config.reward_scale)?;
         after.choose(self.actions, masks, out);
         Ok(())
@@ -185,7 +216,7 @@ impl DqnLearner {
             (Some(views), None) => views.greedy(env, model, obs, masks, out),
             (Some(views), Some(after)) => {
                 let inputs = self.net.inputs();
-                after.expand(env, &obs[..masks.len() * inputs], inputs, self.actions)?;
+                after.expand(afterstates_of(env)?, &obs[..masks.len() * inputs], inputs, self.actions)?;
                 let values = views.mean_outputs(env, model, &after.obs)?;
                 after.set_values(values, self.config.reward_scale);
                 after.choose(self.actions, masks, out);
@@ -249,11 +280,12 @@ impl DqnLearner {
                 found: 0,
             });
         };
+        let model = model_of(env)?;
         self.memory.sample_into(b, self.updates, &mut self.rng, &mut self.batch)?;
         let obs = self.batch.obs();
         let per_state = actions * inputs;
         for r in 0..b {
-            env.successors(
+            model.successors(
                 &obs[r * inputs..(r + 1) * inputs],
                 &mut next.obs[r * per_state..(r + 1) * per_state],
                 &mut next.rewards[r * actions..(r + 1) * actions],
@@ -339,7 +371,7 @@ impl DqnLearner {
     fn bootstrap_from_afterstates<E: DqnEnv>(&mut self, env: &E) -> Result<()> {
         let after = self.after.as_mut().expect("called with afterstates");
         let (inputs, actions, scale) = (self.net.inputs(), self.actions, self.config.reward_scale);
-        after.expand(env, self.batch.next_obs(), inputs, actions)?;
+        after.expand(afterstates_of(env)?, self.batch.next_obs(), inputs, actions)?;
         if self.config.double {
             after.score(&self.net, &self.online, &mut self.eval_tape, scale)?;
             for r in 0..self.targets.len() {

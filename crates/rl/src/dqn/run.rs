@@ -2,9 +2,9 @@
 //! forward pass picks all their actions), n-step transitions into replay,
 //! gradient updates, a curriculum, and episode statistics.
 
-use super::task::splitmix;
+use super::env::{afterstates_of, model_of, symmetries_of};
 use super::{Curriculum, DqnConfig, DqnEnv, DqnLearner, UpdateStats};
-use crate::{NStep, NStepConfig, Result, Step};
+use crate::{NStep, NStepConfig, Result, Step, splitmix};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -102,14 +102,15 @@ impl<E: DqnEnv> DqnRun<E> {
     /// `env` is the prototype every copy starts from.
     pub fn new(config: &DqnConfig, env: E) -> Result<Self> {
         config.validate()?;
-        if config.all_actions && !E::MODEL {
-            return Err(crate::RlError::NoModel { env: E::NAME, option: "all_actions", needs: "successors" });
+        // Each option the config sets needs its capability.
+        if config.all_actions {
+            model_of(&env)?;
         }
-        if config.afterstates && !E::AFTERSTATES {
-            return Err(crate::RlError::NoModel { env: E::NAME, option: "afterstates", needs: "afterstates" });
+        if config.afterstates {
+            afterstates_of(&env)?;
         }
-        if config.symmetric_eval && E::SYMMETRIES == 1 {
-            return Err(crate::RlError::NoModel { env: E::NAME, option: "symmetric_eval", needs: "symmetric_view" });
+        if config.symmetric_eval {
+            symmetries_of(&env)?;
         }
         let (o, a, n) = (env.observation_size(), env.action_count(), config.num_envs);
         let learner = DqnLearner::new(config, o, a, E::MASKED)?;
