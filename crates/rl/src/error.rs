@@ -55,7 +55,7 @@ impl From<minnow_autodiff::Error> for RlError {
 pub(crate) struct Check(pub &'static str);
 
 impl Check {
-    fn value(&self, field: &'static str, expected: &'static str, found: f32) -> RlError {
+    pub fn value(&self, field: &'static str, expected: &'static str, found: f32) -> RlError {
         RlError::InvalidValue { config: self.0, field, expected, found }
     }
 

@@ -12,8 +12,9 @@
 //! - [`puzzle`]: search for single-agent puzzles (batched weighted A*,
 //!   bidirectional BFS) and a cost-to-go learned by value iteration.
 //! - The replay machinery underneath: [`ReplayBuffer`], [`SumTree`] and
-//!   [`PrioritizedReplay`], [`NStep`] returns, [`EpsilonSchedule`], and
-//!   [`SavedState`] for checkpoints that resume exactly.
+//!   [`PrioritizedReplay`], [`NStep`] returns, and [`SavedState`] for
+//!   checkpoints that resume exactly. Exploration rates and other decays
+//!   are `minnow_optim::Schedule`s.
 //!
 //! After construction, stepping, searching, pushing and sampling allocate
 //! nothing. Every random draw comes from a generator the caller passes in.
@@ -38,7 +39,6 @@ pub mod afterstate;
 pub mod alphazero;
 mod batch;
 pub mod dqn;
-mod epsilon;
 mod error;
 pub mod mcts;
 mod n_step;
@@ -52,7 +52,6 @@ mod sum_tree;
 mod transition;
 
 pub use batch::Batch;
-pub use epsilon::EpsilonSchedule;
 pub(crate) use error::Check;
 pub use error::{Result, RlError};
 pub use n_step::{MAX_N, NStep, NStepConfig, Step};

@@ -2,22 +2,47 @@
 //! are named errors, per-env exploration rates, the curriculum. (DQN on
 //! the shipped environments is tested in `minnow-tasks`.)
 
-use minnow_rl::dqn::{CurriculumConfig, DqnConfig, DqnLearner, TargetUpdate};
+use minnow_optim::{AdamConfig, Decay, ScheduleConfig};
+use minnow_rl::dqn::{CurriculumConfig, DqnConfig, DqnLearner, MemoryConfig, QNetworkConfig, TargetUpdate};
 
 #[test]
 fn bad_configs_are_named_errors() {
-    let cases: [(&str, DqnConfig); 6] = [
-        ("gamma", DqnConfig { gamma: 1.5, ..DqnConfig::default() }),
-        ("n_step", DqnConfig { n_step: 0, ..DqnConfig::default() }),
-        ("replay_capacity", DqnConfig { batch_size: 512, replay_capacity: 100, ..DqnConfig::default() }),
-        ("lr", DqnConfig { lr: f32::NAN, ..DqnConfig::default() }),
-        ("target.tau", DqnConfig { target: TargetUpdate::Polyak { tau: 0.0 }, ..DqnConfig::default() }),
-        ("hidden", DqnConfig { hidden: vec![], ..DqnConfig::default() }),
+    let d = DqnConfig::default;
+    let cases: [(&str, DqnConfig); 9] = [
+        ("DqnConfig.gamma", DqnConfig { gamma: 1.5, ..d() }),
+        ("DqnConfig.n_step", DqnConfig { n_step: 0, ..d() }),
+        (
+            "DqnConfig.replay.capacity",
+            DqnConfig { batch_size: 512, replay: MemoryConfig { capacity: 100, ..d().replay }, ..d() },
+        ),
+        ("DqnConfig.optimizer.lr", DqnConfig { optimizer: AdamConfig { lr: f32::NAN, ..d().optimizer }, ..d() }),
+        ("DqnConfig.target.tau", DqnConfig { target: TargetUpdate::Polyak { tau: 0.0 }, ..d() }),
+        ("DqnConfig.network.hidden", DqnConfig { network: QNetworkConfig { hidden: vec![], ..d().network }, ..d() }),
+        ("DqnConfig.lr_decay.end", DqnConfig { lr_decay: Decay::Linear { steps: 10, end: -1.0 }, ..d() }),
+        ("DqnConfig.epsilon.decay.end", DqnConfig { epsilon: ScheduleConfig::linear(1.0, 10, 1.5), ..d() }),
+        ("DqnConfig.replay.alpha", DqnConfig { replay: MemoryConfig { alpha: 2.0, ..d().replay }, ..d() }),
     ];
     for (field, config) in cases {
         let err = DqnLearner::new(&config, 4, 2, false).unwrap_err();
-        assert!(err.to_string().contains(field), "{field}: {err}");
+        assert!(err.to_string().starts_with(field), "{field}: {err}");
     }
+}
+
+/// A JSON config names its sections' keys; unknown ones are refused.
+#[test]
+fn configs_nest_their_sections_in_json() {
+    let config: DqnConfig = serde_json::from_str(
+        r#"{"network": {"hidden": [32]}, "replay": {"capacity": 5000, "prioritized": true},
+            "optimizer": {"lr": 0.01}, "lr_decay": {"kind": "linear", "steps": 100, "end": 0.001},
+            "epsilon": {"base": 1.0, "decay": {"kind": "exponential", "gamma": 0.99, "min": 0.05}}}"#,
+    )
+    .unwrap();
+    assert_eq!(config.network, QNetworkConfig { hidden: vec![32], ..QNetworkConfig::default() });
+    assert_eq!((config.replay.capacity, config.replay.prioritized), (5000, true));
+    assert_eq!(config.lr_schedule().unwrap().value_at(100), 0.001);
+    config.validate().unwrap();
+    let err = serde_json::from_str::<DqnConfig>(r#"{"replay": {"capcity": 500}}"#).unwrap_err().to_string();
+    assert!(err.contains("unknown field `capcity`"), "{err}");
 }
 
 #[test]

@@ -1,26 +1,40 @@
 //! The tuned DQN configs of the shipped tasks (`cargo xtask train dqn-*`).
 
-use minnow_rl::EpsilonSchedule;
-use minnow_rl::dqn::{CurriculumConfig, DqnConfig, PerEnvEpsilon, TargetUpdate};
+use minnow_optim::{AdamConfig, Decay, ScheduleConfig};
+use minnow_rl::dqn::{CurriculumConfig, DqnConfig, MemoryConfig, PerEnvEpsilon, QNetworkConfig, TargetUpdate};
+
+/// Hidden widths, LayerNorm, a dueling head.
+fn network(hidden: &[usize]) -> QNetworkConfig {
+    QNetworkConfig { hidden: hidden.to_vec(), layer_norm: true, dueling: true }
+}
+
+/// Adam at `lr` (PyTorch's other defaults).
+fn adam(lr: f32) -> AdamConfig {
+    AdamConfig { lr, ..AdamConfig::default() }
+}
+
+/// Uniform replay of `capacity` transitions.
+fn uniform(capacity: usize) -> MemoryConfig {
+    MemoryConfig { capacity, ..MemoryConfig::default() }
+}
 
 /// CartPole-v1 in 100k environment steps: half an update per
 /// environment step (as rl-zoo's tuned DQN), LayerNorm and a slow
 /// Polyak target, which keep it from collapsing after it reaches 500.
 pub fn cartpole() -> DqnConfig {
     DqnConfig {
-        hidden: vec![256, 256],
-        layer_norm: true,
+        network: network(&[256, 256]),
         n_step: 3,
         // 1e-3 -> 1e-4 solved seeds 0 and 1 but left seed 2 at 385.
-        lr: 5e-4,
-        final_lr: Some(5e-5),
+        optimizer: adam(5e-4),
+        lr_decay: Decay::Linear { steps: 100_000, end: 5e-5 },
         batch_size: 64,
-        replay_capacity: 100_000,
+        replay: uniform(100_000),
         learning_starts: 1_000,
         num_envs: 8,
         updates_per_step: 4,
         target: TargetUpdate::Polyak { tau: 0.005 },
-        epsilon: EpsilonSchedule::Linear { start: 1.0, end: 0.01, steps: 10_000 },
+        epsilon: ScheduleConfig::linear(1.0, 10_000, 0.01),
         env_steps: 100_000,
         eval_every: 5_000,
         checkpoint_every: 50_000,
@@ -31,22 +45,20 @@ pub fn cartpole() -> DqnConfig {
 /// The 2x2x2 cube from scrambles, with a curriculum on the scramble depth.
 pub fn cube() -> DqnConfig {
     DqnConfig {
-        hidden: vec![512, 256],
-        layer_norm: true,
+        network: network(&[512, 256]),
         gamma: 0.99,
         n_step: 1,
-        lr: 5e-4,
+        optimizer: adam(5e-4),
         // Annealed over the whole run: the last updates sharpen the
         // values enough that every distance <= 4 is solved optimally.
-        final_lr: Some(5e-5),
-        lr_anneal_steps: 8_000_000,
+        lr_decay: Decay::Linear { steps: 8_000_000, end: 5e-5 },
         batch_size: 256,
-        replay_capacity: 500_000,
+        replay: uniform(500_000),
         learning_starts: 10_000,
         num_envs: 64,
         updates_per_step: 1,
         target: TargetUpdate::Polyak { tau: 0.005 },
-        epsilon: EpsilonSchedule::Linear { start: 1.0, end: 0.0, steps: 200_000 },
+        epsilon: ScheduleConfig::linear(1.0, 200_000, 0.0),
         per_env_epsilon: Some(PerEnvEpsilon { base: 0.4, alpha: 7.0 }),
         curriculum: Some(CurriculumConfig { start: 3, max: 14, window: 1_000, threshold: 0.75 }),
         // Judged on Q averaged over the cube's 48 symmetric views: at
@@ -65,8 +77,7 @@ pub fn cube() -> DqnConfig {
 /// before the new tile), rewards scaled to keep values near 1..100.
 pub fn game2048() -> DqnConfig {
     DqnConfig {
-        hidden: vec![256, 256],
-        layer_norm: true,
+        network: network(&[256, 256]),
         // Q = r + V(afterstate): the network need not learn what the
         // moves do. Evaluated on V averaged over the board's 8 views.
         afterstates: true,
@@ -76,12 +87,11 @@ pub fn game2048() -> DqnConfig {
         double: false,
         gamma: 0.99,
         n_step: 1,
-        lr: 2.5e-4,
+        optimizer: adam(2.5e-4),
         // Annealed over the run (a constant rate plateaus early).
-        final_lr: Some(2.5e-5),
-        lr_anneal_steps: 4_000_000,
+        lr_decay: Decay::Linear { steps: 4_000_000, end: 2.5e-5 },
         batch_size: 128,
-        replay_capacity: 200_000,
+        replay: uniform(200_000),
         learning_starts: 10_000,
         num_envs: 32,
         // Both cores: 11.5 instead of 12.4 minutes, same results.
@@ -89,7 +99,7 @@ pub fn game2048() -> DqnConfig {
         updates_per_step: 2,
         reward_scale: 1.0 / 64.0,
         target: TargetUpdate::Polyak { tau: 0.005 },
-        epsilon: EpsilonSchedule::Linear { start: 1.0, end: 0.0, steps: 200_000 },
+        epsilon: ScheduleConfig::linear(1.0, 200_000, 0.0),
         per_env_epsilon: Some(PerEnvEpsilon { base: 0.4, alpha: 7.0 }),
         env_steps: 4_000_000,
         eval_every: 500_000,

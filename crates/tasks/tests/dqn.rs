@@ -3,15 +3,22 @@
 //! resume exactly.
 
 use minnow_envs::{CartPole, CartPoleConfig, Cube2, Cube2Config, Env};
+use minnow_optim::{AdamConfig, ScheduleConfig};
 use minnow_rl::dqn::eval::play_greedy;
-use minnow_rl::dqn::{CurriculumConfig, DqnConfig, DqnLearner, DqnRun, EnvModel};
-use minnow_rl::{EpsilonSchedule, RlError, Transition, TransitionSink};
+use minnow_rl::dqn::{CurriculumConfig, DqnConfig, DqnLearner, DqnRun, EnvModel, MemoryConfig, QNetworkConfig};
+use minnow_rl::{RlError, Transition, TransitionSink};
 use minnow_tasks::eval::evaluate_cube;
 use minnow_tasks::{CartPoleDqn, CubeDqn, presets};
 use rand::{Rng, SeedableRng};
 
 fn small(config: DqnConfig) -> DqnConfig {
-    DqnConfig { hidden: vec![32], batch_size: 16, replay_capacity: 1_000, learning_starts: 16, ..config }
+    DqnConfig {
+        network: QNetworkConfig { hidden: vec![32], ..config.network.clone() },
+        batch_size: 16,
+        replay: MemoryConfig { capacity: 1_000, ..config.replay },
+        learning_starts: 16,
+        ..config
+    }
 }
 
 /// With gamma 0 the target is the reward, so a learner replaying two
@@ -20,7 +27,14 @@ fn small(config: DqnConfig) -> DqnConfig {
 #[test]
 fn q_converges_to_one_step_rewards() {
     for prioritized in [false, true] {
-        let config = DqnConfig { gamma: 0.0, n_step: 1, lr: 1e-2, prioritized, ..small(DqnConfig::default()) };
+        let base = small(DqnConfig::default());
+        let config = DqnConfig {
+            gamma: 0.0,
+            n_step: 1,
+            optimizer: AdamConfig { lr: 1e-2, ..base.optimizer },
+            replay: MemoryConfig { prioritized, ..base.replay },
+            ..base
+        };
         let mut learner = DqnLearner::new(&config, 4, 2, false).unwrap();
         let (obs, next) = ([1.0, 0.0, 0.5, 0.0], [0.0; 4]);
         for (action, reward) in [(0, 2.0), (1, -1.0)] {
@@ -73,15 +87,15 @@ fn assert_learns_short_scrambles(all_actions: bool) {
     let config = DqnConfig {
         all_actions,
         seed: 3,
-        hidden: vec![128],
+        network: QNetworkConfig { hidden: vec![128], ..QNetworkConfig::default() },
         batch_size: 64,
-        replay_capacity: 20_000,
+        replay: MemoryConfig { capacity: 20_000, ..MemoryConfig::default() },
         learning_starts: 1_000,
         num_envs: 16,
         updates_per_step: 1,
         n_step: 1,
-        lr: 1e-3,
-        epsilon: EpsilonSchedule::Linear { start: 1.0, end: 0.1, steps: 5_000 },
+        optimizer: AdamConfig { lr: 1e-3, ..AdamConfig::default() },
+        epsilon: ScheduleConfig::linear(1.0, 5_000, 0.1),
         curriculum: Some(CurriculumConfig { start: 2, max: 3, window: 200, threshold: 0.9 }),
         env_steps: 12_000,
         checkpoint_every: 1_000_000,
@@ -131,7 +145,10 @@ fn all_actions_needs_a_model_one_step_targets_and_uniform_replay() {
     assert!(matches!(err, RlError::NoModel { env: "cartpole", option: "all_actions", .. }), "{err}");
     for (field, bad) in [
         ("n_step", DqnConfig { n_step: 3, ..config.clone() }),
-        ("prioritized", DqnConfig { prioritized: true, ..config.clone() }),
+        (
+            "replay.prioritized",
+            DqnConfig { replay: MemoryConfig { prioritized: true, ..config.replay }, ..config.clone() },
+        ),
     ] {
         let err = DqnRun::new(&bad, cube_env()).unwrap_err().to_string();
         assert!(err.contains(field), "{field}: {err}");
@@ -153,12 +170,13 @@ fn illegal_actions_are_errors_not_panics() {
 }
 
 fn cartpole_config() -> DqnConfig {
+    let base = small(presets::cartpole());
     DqnConfig {
         env_steps: 2_400,
         checkpoint_every: 1_200,
         num_envs: 4,
-        prioritized: true,
-        ..small(presets::cartpole())
+        replay: MemoryConfig { prioritized: true, ..base.replay },
+        ..base
     }
 }
 
@@ -193,7 +211,7 @@ fn resumed_run_continues_exactly() {
     assert_eq!(straight.recent(), resumed.recent());
 
     // Another network shape: a clear error naming what differs.
-    let wider = DqnConfig { hidden: vec![64], ..config.clone() };
+    let wider = DqnConfig { network: QNetworkConfig { hidden: vec![64], ..config.network.clone() }, ..config.clone() };
     let err = DqnRun::resume(&wider, cartpole(), &path).unwrap_err().to_string();
     assert!(err.contains("hidden"), "{err}");
     // Another task.
@@ -216,7 +234,13 @@ fn saving_mid_episode_is_refused() {
 
 #[test]
 fn oracle_pretraining_teaches_short_distances() {
-    let config = DqnConfig { hidden: vec![128], batch_size: 64, lr: 2e-3, ..presets::cube() };
+    let cube = presets::cube();
+    let config = DqnConfig {
+        network: QNetworkConfig { hidden: vec![128], ..cube.network.clone() },
+        batch_size: 64,
+        optimizer: AdamConfig { lr: 2e-3, ..cube.optimizer },
+        ..cube
+    };
     let mut learner = DqnLearner::new(&config, 144, 6, false).unwrap();
     let before = evaluate_cube(&mut learner, [1], 200, 8).unwrap()[0].solved_within_d;
     let loss = minnow_tasks::pretrain_cube(&mut learner, 400, 64, -1.0, 0.0, 4).unwrap();

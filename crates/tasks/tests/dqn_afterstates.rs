@@ -3,7 +3,7 @@
 
 use minnow_envs::{BoardEncoding, CartPole, CartPoleConfig, Cube2, Cube2Config, Env, Game2048, Game2048Config};
 use minnow_rl::RlError;
-use minnow_rl::dqn::{AfterstateModel, DqnConfig, DqnRun};
+use minnow_rl::dqn::{AfterstateModel, DqnConfig, DqnRun, MemoryConfig, QNetworkConfig};
 use minnow_tasks::eval::evaluate_2048;
 use minnow_tasks::{CartPoleDqn, CubeDqn, Game2048Dqn};
 use rand::{Rng, SeedableRng};
@@ -70,9 +70,9 @@ fn short_run(gamma: f32) -> DqnRun<Game2048Dqn> {
         n_step: 1,
         gamma,
         seed: 1,
-        hidden: vec![64],
+        network: QNetworkConfig { hidden: vec![64], ..QNetworkConfig::default() },
         batch_size: 64,
-        replay_capacity: 20_000,
+        replay: MemoryConfig { capacity: 20_000, ..MemoryConfig::default() },
         learning_starts: 1_000,
         num_envs: 16,
         reward_scale: 1.0 / 64.0,

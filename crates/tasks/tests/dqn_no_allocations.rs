@@ -3,7 +3,7 @@
 
 use minnow_arena::{CountingAlloc, count_allocations};
 use minnow_envs::{Cube2, Cube2Config, Env, Game2048, Game2048Config};
-use minnow_rl::dqn::{DqnConfig, DqnEnv, DqnRun};
+use minnow_rl::dqn::{DqnConfig, DqnEnv, DqnRun, MemoryConfig, QNetworkConfig};
 use minnow_tasks::{CubeDqn, Game2048Dqn};
 
 #[global_allocator]
@@ -26,12 +26,11 @@ fn assert_steps_allocate_nothing<E: DqnEnv>(config: DqnConfig, env: E) {
 
 fn config(prioritized: bool) -> DqnConfig {
     DqnConfig {
-        hidden: vec![64, 32],
+        network: QNetworkConfig { hidden: vec![64, 32], ..QNetworkConfig::default() },
         batch_size: 32,
-        replay_capacity: 5_000,
+        replay: MemoryConfig { capacity: 5_000, prioritized, ..MemoryConfig::default() },
         learning_starts: 100,
         num_envs: 4,
-        prioritized,
         checkpoint_every: 1_000_000,
         env_steps: 1_000_000,
         ..DqnConfig::default()

@@ -5,7 +5,7 @@ use minnow_envs::cube2::SYMMETRY_COUNT;
 use minnow_envs::game2048::BOARD_SYMMETRY_COUNT;
 use minnow_envs::{CartPole, CartPoleConfig, Cube2, Cube2Config, CubeState, Env, Game2048, Game2048Config};
 use minnow_rl::RlError;
-use minnow_rl::dqn::{AfterstateModel, DqnConfig, DqnLearner, DqnRun, Symmetries};
+use minnow_rl::dqn::{AfterstateModel, DqnConfig, DqnLearner, DqnRun, QNetworkConfig, Symmetries};
 use minnow_tasks::{CartPoleDqn, CubeDqn, Game2048Dqn};
 use rand::SeedableRng;
 
@@ -33,7 +33,8 @@ fn mean_q(learner: &DqnLearner, env: &CubeDqn, obs: &[f32]) -> [f32; 6] {
 fn symmetric_q_is_equivariant_and_evaluations_act_on_it() {
     let env = CubeDqn(Cube2::new(Cube2Config::default()).unwrap());
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(2);
-    let config = DqnConfig { symmetric_eval: true, hidden: vec![64], ..DqnConfig::default() };
+    let network = QNetworkConfig { hidden: vec![64], ..QNetworkConfig::default() };
+    let config = DqnConfig { symmetric_eval: true, network, ..DqnConfig::default() };
     let mut learner = DqnLearner::new(&config, 144, 6, false).unwrap();
     let (mut obs, mut view, mut moves, mut chosen) = ([0.0; 144], [0.0; 144], [0; 6], [0u32]);
     let mut plain_differs = 0;
@@ -96,7 +97,7 @@ fn symmetric_afterstate_values_are_equivariant_and_evaluations_act_on_them() {
         n_step: 1,
         symmetric_eval: true,
         reward_scale: 1.0 / 64.0,
-        hidden: vec![64],
+        network: QNetworkConfig { hidden: vec![64], ..QNetworkConfig::default() },
         ..DqnConfig::default()
     };
     let mut env = Game2048Dqn(Game2048::new(Game2048Config::default()).unwrap());

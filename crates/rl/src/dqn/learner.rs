@@ -6,10 +6,10 @@ use super::afterstates::Afterstates;
 use super::env::{afterstates_of, model_of};
 use super::run::mean;
 use super::symmetric::SymmetricViews;
-use super::{DqnConfig, DqnEnv, Memory, QNetwork, TargetUpdate};
+use super::{DqnConfig, DqnEnv, Memory, QNetwork, QNetworkConfig, TargetUpdate};
 use crate::{Batch, ReplayConfig, Result, RlError};
 use minnow_autodiff::{Params, Tape};
-use minnow_optim::{Adam, AdamConfig, Optimizer, clip_grad_norm};
+use minnow_optim::{Adam, Optimizer, Schedule, clip_grad_norm};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
@@ -30,6 +30,8 @@ pub struct DqnLearner {
     pub(crate) online: Params,
     pub(crate) target: Params,
     pub(crate) adam: Adam,
+    /// The learning rate by environment step.
+    lr: Schedule,
     pub(crate) memory: Memory,
     replay: ReplayConfig,
     pub(crate) rng: Pcg64Mcg,
@@ -89,18 +91,18 @@ impl DqnLearner {
         }
         let mut rng = Pcg64Mcg::seed_from_u64(config.seed ^ 0x05ee_d0fd_9e10);
         let mut online = Params::new();
-        let (outputs, dueling) = if config.afterstates { (1, false) } else { (actions, config.dueling) };
-        let net = QNetwork::init(&mut online, obs_size, &config.hidden, outputs, config.layer_norm, dueling, &mut rng)?;
+        let network = &config.network;
+        let (outputs, dueling) = if config.afterstates { (1, false) } else { (actions, network.dueling) };
+        let net = QNetworkConfig { dueling, ..network.clone() }.init(&mut online, obs_size, outputs, &mut rng)?;
         let target = online.clone();
-        let adam = AdamConfig { lr: config.lr, eps: config.adam_eps, ..AdamConfig::default() }.build(&online)?;
+        let adam = config.optimizer.build(&online)?;
         // With afterstates a transition runs from an afterstate (action 0,
         // the only output) and the model gives the next state's legal moves.
         let replay = ReplayConfig {
             store_next_mask: masked && !config.afterstates,
-            ..ReplayConfig::new(config.replay_capacity, obs_size, outputs as u32)
+            ..ReplayConfig::new(config.replay.capacity, obs_size, outputs as u32)
         };
-        let per = config.prioritized.then_some((config.per_alpha, config.per_beta_start, config.per_beta_updates));
-        let memory = Memory::build(replay, per)?;
+        let memory = Memory::build(replay, &config.replay)?;
         let b = config.batch_size;
         let successors = config.all_actions.then(|| Successors::new(b * actions, obs_size));
         let (mut tape, mut eval_tape) = (Tape::new(), Tape::new());
@@ -113,6 +115,7 @@ impl DqnLearner {
             online,
             target,
             adam,
+            lr: config.lr_schedule()?,
             memory,
             replay,
             rng,
@@ -161,11 +164,7 @@ impl DqnLearner {
 
     /// Sets the learning rate for environment step `env_steps`.
     pub fn anneal_lr(&mut self, env_steps: u64) {
-        if let Some(end) = self.config.final_lr {
-            let progress = env_steps as f64 / self.config.lr_anneal_steps as f64;
-            let start = self.config.lr as f64;
-            self.adam.set_lr((start + (end as f64 - start) * progress.clamp(0.0, 1.0)) as f32);
-        }
+        self.adam.set_lr(self.lr.value_at(env_steps));
     }
 
     /// One supervised step, apart from reinforcement learning (pretraining

@@ -32,6 +32,6 @@ pub use config::{DqnConfig, PerEnvEpsilon, TargetUpdate};
 pub use curriculum::{Curriculum, CurriculumConfig};
 pub use env::{AfterstateModel, DqnEnv, EnvModel, Symmetries};
 pub use learner::{DqnLearner, UpdateStats};
-pub use memory::Memory;
-pub use network::{QNetwork, masked_argmax};
+pub use memory::{Memory, MemoryConfig};
+pub use network::{QNetwork, QNetworkConfig, masked_argmax};
 pub use run::{CURRICULUM_EPSILON, DqnRun, RECENT_EPISODES, RecentEpisodes};
