@@ -108,17 +108,17 @@ impl ScheduleConfig {
         let check = Check("ScheduleConfig");
         check.non_negative("base", self.base)?;
         if let Some(w) = self.warmup {
-            check.count("warmup.steps", w.steps)?;
+            check.at_least_one("warmup.steps", w.steps)?;
             check.fraction("warmup.start_factor", w.start_factor)?;
         }
         match self.decay {
             Decay::Constant => Ok(()),
             Decay::Step { step_size, gamma } => {
-                check.count("decay.step_size", step_size)?;
+                check.at_least_one("decay.step_size", step_size)?;
                 check.non_negative("decay.gamma", gamma)
             }
             Decay::Cosine { t_max, eta_min } => {
-                check.count("decay.t_max", t_max)?;
+                check.at_least_one("decay.t_max", t_max)?;
                 check.non_negative("decay.eta_min", eta_min)
             }
             Decay::Linear { end, .. } => check.non_negative("decay.end", end),

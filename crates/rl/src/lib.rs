@@ -52,8 +52,8 @@ mod sum_tree;
 mod transition;
 
 pub use batch::Batch;
-pub(crate) use error::Check;
 pub use error::{Result, RlError};
+pub(crate) use minnow_optim::Check;
 pub use n_step::{MAX_N, NStep, NStepConfig, Step};
 pub use prioritized::{PrioritizedConfig, PrioritizedReplay};
 pub use replay::{ReplayBuffer, ReplayConfig, Sampling};

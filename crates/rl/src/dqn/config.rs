@@ -154,7 +154,7 @@ impl DqnConfig {
         let check = Check("DqnConfig");
         let hidden = &self.network.hidden;
         if hidden.is_empty() || hidden.contains(&0) {
-            return Err(check.count("network.hidden", "one or more layer widths > 0", 0));
+            return Err(check.count("network.hidden", "one or more layer widths > 0", 0).into());
         }
         check.unit_closed("gamma", self.gamma)?;
         check.count_in("n_step", "a value in 1..=5", self.n_step as u64, 1, MAX_N as u64)?;
@@ -163,17 +163,15 @@ impl DqnConfig {
         if self.all_actions {
             one_step("1 with all_actions (targets are one step of the model)")?;
             if self.replay.prioritized {
-                return Err(check.count(
-                    "replay.prioritized",
-                    "false with all_actions (priorities are per transition)",
-                    1,
-                ));
+                return Err(check
+                    .count("replay.prioritized", "false with all_actions (priorities are per transition)", 1)
+                    .into());
             }
         }
         if self.afterstates {
             one_step("1 with afterstates (the next action's reward is part of its Q)")?;
             if self.all_actions {
-                return Err(check.count("all_actions", "false with afterstates", 1));
+                return Err(check.count("all_actions", "false with afterstates", 1).into());
             }
         }
         check.count_in("batch_size", "a value >= 1", self.batch_size as u64, 1, u64::MAX)?;
@@ -198,7 +196,9 @@ impl DqnConfig {
         }
         self.lr_schedule()?;
         if !(self.max_grad_norm >= 0.0 && self.max_grad_norm.is_finite()) {
-            return Err(check.value("max_grad_norm", "a finite value >= 0 (0: no clipping)", self.max_grad_norm));
+            return Err(check
+                .value("max_grad_norm", "a finite value >= 0 (0: no clipping)", self.max_grad_norm)
+                .into());
         }
         check.positive("huber_delta", self.huber_delta)?;
         check.positive("reward_scale", self.reward_scale)?;
@@ -217,7 +217,7 @@ impl DqnConfig {
         if let Some(p) = &self.per_env_epsilon {
             check.unit_closed("per_env_epsilon.base", p.base)?;
             if !(p.alpha >= 0.0 && p.alpha.is_finite()) {
-                return Err(check.value("per_env_epsilon.alpha", "a finite value >= 0", p.alpha));
+                return Err(check.value("per_env_epsilon.alpha", "a finite value >= 0", p.alpha).into());
             }
         }
         if let Some(curriculum) = &self.curriculum {

@@ -23,7 +23,7 @@ impl CurriculumConfig {
         check.count_in("start", "a value >= 1", self.start as u64, 1, u64::MAX)?;
         check.count_in("max", "a value >= start", self.max as u64, self.start as u64, u64::MAX)?;
         check.count_in("window", "a value >= 1", self.window as u64, 1, u64::MAX)?;
-        check.fraction("threshold", self.threshold)
+        Ok(check.fraction("threshold", self.threshold)?)
     }
 }
 

@@ -7,7 +7,7 @@ use super::env::{afterstates_of, model_of};
 use super::run::mean;
 use super::symmetric::SymmetricViews;
 use super::{DqnConfig, DqnEnv, Memory, QNetwork, QNetworkConfig, TargetUpdate};
-use crate::{Batch, ReplayConfig, Result, RlError};
+use crate::{Batch, Check, ReplayConfig, Result, RlError};
 use minnow_autodiff::{Params, Tape};
 use minnow_optim::{Adam, Optimizer, Schedule, clip_grad_norm};
 use rand::SeedableRng;
@@ -82,12 +82,7 @@ impl DqnLearner {
     pub fn new(config: &DqnConfig, obs_size: usize, actions: usize, masked: bool) -> Result<Self> {
         config.validate()?;
         if actions == 0 || actions > 64 {
-            return Err(RlError::InvalidCount {
-                config: "DqnLearner",
-                field: "actions",
-                expected: "a value in 1..=64",
-                found: actions as u64,
-            });
+            return Err(Check("DqnLearner").count("actions", "a value in 1..=64", actions as u64).into());
         }
         let mut rng = Pcg64Mcg::seed_from_u64(config.seed ^ 0x05ee_d0fd_9e10);
         let mut online = Params::new();
@@ -272,12 +267,7 @@ impl DqnLearner {
     pub fn update_all_actions<E: DqnEnv>(&mut self, env: &E) -> Result<UpdateStats> {
         let (b, actions, inputs) = (self.config.batch_size, self.net.actions(), self.net.inputs());
         let Some(next) = self.successors.as_mut() else {
-            return Err(RlError::InvalidCount {
-                config: "DqnConfig",
-                field: "all_actions",
-                expected: "true for update_all_actions",
-                found: 0,
-            });
+            return Err(Check("DqnConfig").count("all_actions", "true for update_all_actions", 0).into());
         };
         let model = model_of(env)?;
         self.memory.sample_into(b, self.updates, &mut self.rng, &mut self.batch)?;
