@@ -1,5 +1,9 @@
 //! Reinforcement learning for minnow, generic over the environment and game
-//! traits of `minnow-envs`:
+//! traits of `minnow-envs`. The DQN code names no particular environment:
+//! an environment says what it offers through traits (`dqn::DqnEnv` and
+//! its capabilities `EnvModel`, `AfterstateModel`, `Symmetries`), and the
+//! shipped tasks' adapters, presets, pretraining and evaluations live in
+//! `minnow-tasks`, above this crate.
 //!
 //! - [`dqn`]: deep Q-learning (double, dueling, n-step, prioritized replay,
 //!   target networks, an environment model's all-action targets,
