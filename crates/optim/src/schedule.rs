@@ -29,6 +29,16 @@ pub enum Decay {
         /// The value at its end.
         eta_min: f32,
     },
+    /// Cosine from the base value down to `eta_min` over `t_max` steps, then
+    /// held at `eta_min` (where `Cosine` follows PyTorch back up):
+    /// eta_min + (base - eta_min) * (1 + cos(pi * min(s, t_max) / t_max)) / 2,
+    /// the span `base - eta_min` taken in f32.
+    CosineHold {
+        /// Steps of the half cosine.
+        t_max: u64,
+        /// The value at its end and after.
+        eta_min: f32,
+    },
     /// From the base value to `end` in a straight line over `steps` steps,
     /// then `end` (0 steps: `end` from the start). Rising or falling.
     Linear {
@@ -121,6 +131,10 @@ impl ScheduleConfig {
                 check.at_least_one("decay.t_max", t_max)?;
                 check.non_negative("decay.eta_min", eta_min)
             }
+            Decay::CosineHold { t_max, eta_min } => {
+                check.at_least_one("decay.t_max", t_max)?;
+                check.non_negative("decay.eta_min", eta_min)
+            }
             Decay::Linear { end, .. } => check.non_negative("decay.end", end),
             Decay::Exponential { gamma, min } => {
                 check.fraction("decay.gamma", gamma)?;
@@ -167,6 +181,11 @@ impl Schedule {
                 let eta_min = eta_min as f64;
                 let phase = std::f64::consts::PI * s as f64 / t_max as f64;
                 eta_min + (lr - eta_min) * (1.0 + phase.cos()) / 2.0
+            }
+            Decay::CosineHold { t_max, eta_min } => {
+                let span = (self.config.base - eta_min) as f64;
+                let t = s.min(t_max) as f64 / t_max as f64;
+                eta_min as f64 + span * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())
             }
             Decay::Linear { steps, end } if s >= steps => end as f64,
             Decay::Linear { steps, end } => lr + (end as f64 - lr) * (s as f64 / steps as f64),

@@ -2,7 +2,7 @@
 
 mod common;
 
-use minnow_optim::{Optimizer, ScheduleConfig, SgdConfig};
+use minnow_optim::{Decay, Optimizer, ScheduleConfig, SgdConfig};
 
 #[track_caller]
 fn close(got: f32, want: f64) {
@@ -90,6 +90,25 @@ fn linear_and_exponential_match_the_hand_written_forms_bit_for_bit() {
         let by_hand = (start as f64 * (step as f64 * (decay as f64).ln()).exp()).max(floor as f64) as f32;
         assert_eq!(s.value_at(step).to_bits(), by_hand.to_bits(), "step {step}");
     }
+}
+
+/// The self-play trainer's cosine decay held at its end, as it computed it
+/// by hand before it used a schedule, bit for bit.
+#[test]
+fn cosine_hold_matches_the_hand_written_form_bit_for_bit() {
+    let (lr, lr_final, updates) = (2e-3f32, 1e-4f32, 80_000u64);
+    let s = ScheduleConfig { base: lr, warmup: None, decay: Decay::CosineHold { t_max: updates, eta_min: lr_final } }
+        .build()
+        .unwrap();
+    for step in (0..100_000).step_by(97).chain([updates - 1, updates, updates + 1, u64::MAX]) {
+        let t = step.min(updates) as f64 / updates as f64;
+        let by_hand =
+            (lr_final as f64 + (lr - lr_final) as f64 * 0.5 * (1.0 + (std::f64::consts::PI * t).cos())) as f32;
+        assert_eq!(s.value_at(step).to_bits(), by_hand.to_bits(), "step {step}");
+    }
+    close(s.value_at(updates / 2), (lr as f64 + lr_final as f64) / 2.0);
+    assert_eq!(s.value_at(updates), lr_final);
+    assert_eq!(s.value_at(10 * updates), lr_final, "held, not climbing back");
 }
 
 #[test]

@@ -210,7 +210,9 @@ impl DqnConfig {
         match self.epsilon.decay {
             Decay::Linear { end, .. } => check.unit_closed("epsilon.decay.end", end)?,
             Decay::Exponential { min, .. } => check.unit_closed("epsilon.decay.min", min)?,
-            Decay::Cosine { eta_min, .. } => check.unit_closed("epsilon.decay.eta_min", eta_min)?,
+            Decay::Cosine { eta_min, .. } | Decay::CosineHold { eta_min, .. } => {
+                check.unit_closed("epsilon.decay.eta_min", eta_min)?
+            }
             Decay::Constant | Decay::Step { .. } => {}
         }
         self.epsilon.validate()?;
