@@ -5,8 +5,10 @@
 use crate::error::XtaskError;
 use crate::train::{FrontEnd, TrainArgs, layered};
 use minnow_envs::{CartPole, CartPoleConfig, Cube2, Cube2Config, Env, Game2048, Game2048Config};
-use minnow_rl::dqn::eval::{evaluate_2048, evaluate_cube, play_greedy};
-use minnow_rl::dqn::{DqnConfig, DqnEnv, DqnLearner, DqnRun, pretrain_cube};
+use minnow_rl::dqn::eval::play_greedy;
+use minnow_rl::dqn::{DqnConfig, DqnEnv, DqnLearner, DqnRun};
+use minnow_tasks::eval::{evaluate_2048, evaluate_cube};
+use minnow_tasks::{CartPoleDqn, CubeDqn, Game2048Dqn, presets, pretrain_cube};
 use minnow_train::{Cadence, Metrics, Run, RunCheckpoint, RunCheckpointWriter, TrainError};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use std::time::Instant;
@@ -50,7 +52,7 @@ trait DqnTask: DqnEnv + Sized {
     fn evaluate(learner: &mut DqnLearner, env: &Self, count: usize, seed: u64) -> Result<(Metrics, String), String>;
 }
 
-impl DqnTask for Cube2 {
+impl DqnTask for CubeDqn {
     type EnvConfig = Cube2Config;
     const HEADLINE: &'static str = "solved_d7_2d";
 
@@ -59,7 +61,7 @@ impl DqnTask for Cube2 {
     fn defaults() -> TaskConfig<Cube2Config> {
         let env = Cube2Config { scramble_depth: 1, max_steps: 14, reward_solved: 0.0, reward_step: -1.0 };
         TaskConfig {
-            dqn: DqnConfig::cube(),
+            dqn: presets::cube(),
             env,
             eval: EvalConfig { during: 100, last: 1000, seed: 2024 },
             pretrain_steps: 0,
@@ -67,7 +69,7 @@ impl DqnTask for Cube2 {
     }
 
     fn build(config: &Cube2Config) -> Result<Self, String> {
-        Cube2::new(*config).map_err(|e| e.to_string())
+        Cube2::new(*config).map(CubeDqn).map_err(|e| e.to_string())
     }
 
     fn pretrain(learner: &mut DqnLearner, env: &Cube2Config, steps: u64, seed: u64) -> Result<f32, String> {
@@ -100,13 +102,13 @@ impl DqnTask for Cube2 {
     }
 }
 
-impl DqnTask for Game2048 {
+impl DqnTask for Game2048Dqn {
     type EnvConfig = Game2048Config;
     const HEADLINE: &'static str = "mean_score";
 
     fn defaults() -> TaskConfig<Game2048Config> {
         TaskConfig {
-            dqn: DqnConfig::game2048(),
+            dqn: presets::game2048(),
             env: Game2048Config::default(),
             eval: EvalConfig { during: 100, last: 1000, seed: 2048 },
             pretrain_steps: 0,
@@ -114,7 +116,7 @@ impl DqnTask for Game2048 {
     }
 
     fn build(config: &Game2048Config) -> Result<Self, String> {
-        Game2048::new(*config).map_err(|e| e.to_string())
+        Game2048::new(*config).map(Game2048Dqn).map_err(|e| e.to_string())
     }
 
     fn evaluate(learner: &mut DqnLearner, env: &Self, count: usize, seed: u64) -> Result<(Metrics, String), String> {
@@ -123,13 +125,13 @@ impl DqnTask for Game2048 {
     }
 }
 
-impl DqnTask for CartPole {
+impl DqnTask for CartPoleDqn {
     type EnvConfig = CartPoleConfig;
     const HEADLINE: &'static str = "mean_return_last_100";
 
     fn defaults() -> TaskConfig<CartPoleConfig> {
         TaskConfig {
-            dqn: DqnConfig::cartpole(),
+            dqn: presets::cartpole(),
             env: CartPoleConfig::default(),
             eval: EvalConfig { during: 20, last: 100, seed: 500 },
             pretrain_steps: 0,
@@ -137,11 +139,11 @@ impl DqnTask for CartPole {
     }
 
     fn build(config: &CartPoleConfig) -> Result<Self, String> {
-        CartPole::new(*config).map_err(|e| e.to_string())
+        CartPole::new(*config).map(CartPoleDqn).map_err(|e| e.to_string())
     }
 
     fn evaluate(learner: &mut DqnLearner, env: &Self, count: usize, seed: u64) -> Result<(Metrics, String), String> {
-        let mut envs: Vec<CartPole> = (0..count as u64)
+        let mut envs: Vec<CartPoleDqn> = (0..count as u64)
             .map(|k| {
                 let mut e = env.clone();
                 e.reset(seed + k);
@@ -158,9 +160,9 @@ pub fn train_dqn(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
     // On a worker of rayon's pool, the learner's split matrix products
     // (`DqnConfig::threads`) queue locally, which allocates nothing.
     rayon::scope(|_| match task {
-        "dqn-cube" => train::<Cube2>(task, args),
-        "dqn-2048" => train::<Game2048>(task, args),
-        _ => train::<CartPole>(task, args),
+        "dqn-cube" => train::<CubeDqn>(task, args),
+        "dqn-2048" => train::<Game2048Dqn>(task, args),
+        _ => train::<CartPoleDqn>(task, args),
     })
 }
 
@@ -288,7 +290,7 @@ fn train<E: DqnTask>(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
         format!(
             "; values averaged over {} symmetric views (one view: --resume with a --config of \
              {{\"dqn\": {{\"symmetric_eval\": false}}}})",
-            E::SYMMETRIES
+            run.env.symmetries().map_or(1, |s| s.count())
         )
     } else {
         String::new()

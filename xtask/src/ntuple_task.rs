@@ -13,9 +13,10 @@ use crate::error::XtaskError;
 use crate::train::{FrontEnd, TrainArgs, game_seed, layered};
 use minnow_envs::game2048::{Board, BoardSymmetry, MOVE_COUNT};
 use minnow_envs::{Env, EnvError, Game2048, Game2048Config};
+use minnow_optim::Check;
 use minnow_rl::RlError;
-use minnow_rl::dqn::eval::{Game2048Result, games_2048};
 use minnow_rl::ntuple::{NTupleNetwork, TdLearner};
+use minnow_tasks::eval::{Game2048Result, games_2048};
 use minnow_train::{Cadence, Metrics, Run, RunCheckpoint, RunCheckpointWriter, TrainError};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -97,14 +98,14 @@ impl Default for NTupleConfig {
 }
 
 fn bad_count(field: &'static str, expected: &'static str, found: u64) -> RlError {
-    RlError::InvalidCount { config: "ntuple-2048", field, expected, found }
+    Check("ntuple-2048").count(field, expected, found).into()
 }
 
 impl NTupleConfig {
     fn validate(&self) -> Result<(), RlError> {
         if !(self.alpha.is_finite() && self.alpha > 0.0 && self.alpha <= 1.0) {
             let (field, expected, found) = ("alpha", "a value in (0, 1]", self.alpha);
-            return Err(RlError::InvalidValue { config: "ntuple-2048", field, expected, found });
+            return Err(Check("ntuple-2048").value(field, expected, found).into());
         }
         if self.games == 0 {
             return Err(bad_count("games", "at least 1", 0));

@@ -15,6 +15,7 @@ use crate::pubeval_match::{PointsResult, WholeTurnPlayer, points_match};
 use crate::td_backgammon::{BackgammonTurns, FEATURES, OUTPUTS, TdChooser};
 use crate::train::{FrontEnd, TrainArgs, game_seed, layered};
 use minnow_envs::backgammon::pubeval::Pubeval;
+use minnow_optim::Check;
 use minnow_rl::RlError;
 use minnow_rl::afterstate::{TdLambda, TdLambdaConfig, ValueNet};
 use minnow_train::{Cadence, Metrics, Run, RunCheckpoint, RunCheckpointWriter, TrainError};
@@ -85,7 +86,7 @@ impl Default for TdBackgammonConfig {
 }
 
 fn bad_count(field: &'static str, expected: &'static str, found: u64) -> RlError {
-    RlError::InvalidCount { config: TASK, field, expected, found }
+    Check(TASK).count(field, expected, found).into()
 }
 
 impl TdBackgammonConfig {
@@ -93,7 +94,7 @@ impl TdBackgammonConfig {
         self.td.validate()?;
         if !(self.learning_rate_end.is_finite() && self.learning_rate_end > 0.0) {
             let (field, expected, found) = ("learning_rate_end", "a finite value > 0", self.learning_rate_end);
-            return Err(RlError::InvalidValue { config: TASK, field, expected, found });
+            return Err(Check(TASK).value(field, expected, found).into());
         }
         for (field, value) in [
             ("games", self.games),

@@ -193,25 +193,49 @@ pub(crate) fn layered<T: serde::Serialize + serde::de::DeserializeOwned>(
         return Err(XtaskError::ConfigNotObject { path: path.to_path_buf() });
     };
     let mut merged = serde_json::to_value(defaults).map_err(config)?;
-    merge(&mut merged, overrides);
-    serde_json::from_value(merged).map_err(config)
+    let overrides = serde_json::Value::Object(overrides);
+    merge(&mut merged, overrides.clone());
+    serde_json::from_value(merged).map_err(|e| config(with_key_path(e, &overrides)))
 }
 
-fn merge(into: &mut serde_json::Value, overrides: serde_json::Map<String, serde_json::Value>) {
-    let serde_json::Value::Object(fields) = into else {
-        *into = serde_json::Value::Object(overrides);
-        return;
-    };
-    for (key, value) in overrides {
-        match (fields.get_mut(&key), value) {
-            (Some(existing @ serde_json::Value::Object(_)), serde_json::Value::Object(nested)) => {
-                merge(existing, nested)
-            }
-            (_, value) => {
-                fields.insert(key, value);
+/// Lays `overrides` over `into` key by key. An object naming its variant
+/// (`"kind"`) replaces the old one whole: a new variant keeps none of the
+/// old one's fields.
+fn merge(into: &mut serde_json::Value, overrides: serde_json::Value) {
+    match (into, overrides) {
+        (serde_json::Value::Object(fields), serde_json::Value::Object(overrides))
+            if !overrides.contains_key("kind") =>
+        {
+            for (key, value) in overrides {
+                match fields.get_mut(&key) {
+                    Some(existing) => merge(existing, value),
+                    None => {
+                        fields.insert(key, value);
+                    }
+                }
             }
         }
+        (into, overrides) => *into = overrides,
     }
+}
+
+/// serde names an unknown key without its section; this names it by its
+/// path in the `--config` file (`dqn.replay.capcity`).
+fn with_key_path(e: serde_json::Error, overrides: &serde_json::Value) -> serde_json::Error {
+    let text = e.to_string();
+    let Some((key, rest)) = text.strip_prefix("unknown field `").and_then(|t| t.split_once('`')) else {
+        return e;
+    };
+    match key_path(overrides, key) {
+        Some(path) if path != key => serde::de::Error::custom(format!("unknown field `{path}`{rest}")),
+        _ => e,
+    }
+}
+
+/// The first path to `key` in `value`, sections joined by dots.
+fn key_path(value: &serde_json::Value, key: &str) -> Option<String> {
+    let serde_json::Value::Object(fields) = value else { return None };
+    fields.iter().find_map(|(k, v)| if k == key { Some(k.clone()) } else { Some(format!("{k}.{}", key_path(v, key)?)) })
 }
 
 /// The terminal progress bar, the metrics sinks (metrics.jsonl and the

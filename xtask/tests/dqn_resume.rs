@@ -18,8 +18,9 @@ fn train(out: &Path, config: &Path, steps: u64, resume: bool) -> Output {
 
 fn write_config(path: &Path, hidden: usize) {
     let config = format!(
-        r#"{{"dqn": {{"hidden": [{hidden}], "batch_size": 16, "learning_starts": 100, "checkpoint_every": 800,
-            "eval_every": 800, "prioritized": true}}, "eval": {{"during": 2, "last": 2}}}}"#
+        r#"{{"dqn": {{"network": {{"hidden": [{hidden}]}}, "batch_size": 16, "learning_starts": 100,
+            "checkpoint_every": 800, "eval_every": 800, "replay": {{"prioritized": true}}}},
+            "eval": {{"during": 2, "last": 2}}}}"#
     );
     std::fs::write(path, config).unwrap();
 }
@@ -56,5 +57,12 @@ fn dqn_resume_in_a_new_process_is_bit_identical() {
     std::fs::write(&other, r#"{"dqn": {"gamma": 1.5}}"#).unwrap();
     let refused = train(&root.join("fresh"), &other, 100, false);
     assert!(String::from_utf8_lossy(&refused.stderr).contains("gamma"), "{refused:?}");
+    // A nested key out of range, and an unknown one: each named with its section.
+    std::fs::write(&other, r#"{"dqn": {"replay": {"capacity": 8}}}"#).unwrap();
+    let refused = train(&root.join("fresh"), &other, 100, false);
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("replay.capacity"), "{refused:?}");
+    std::fs::write(&other, r#"{"dqn": {"replay": {"capcity": 8}}}"#).unwrap();
+    let refused = train(&root.join("fresh"), &other, 100, false);
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("replay.capcity"), "{refused:?}");
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -37,7 +37,7 @@ mod sgd;
 pub use adagrad::{AdaGrad, AdaGradConfig};
 pub use adam::{Adam, AdamConfig, AdamW, AdamWConfig};
 pub use clip::{clip_grad_norm, clip_grad_value};
-pub use error::{OptimError, Result};
+pub use error::{Check, OptimError, Result};
 pub use optimizer::{Optimizer, load_state_by_param, split_state, state_by_param};
 pub use rmsprop::{RmsProp, RmsPropConfig};
 pub use schedule::{Decay, Schedule, ScheduleConfig, Warmup};

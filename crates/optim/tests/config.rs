@@ -104,7 +104,7 @@ fn schedule_errors() {
         bad(ScheduleConfig::cosine(0.1, 10, -1.0)),
         "ScheduleConfig.decay.eta_min: expected a finite value >= 0, found -1"
     );
-    assert_eq!(bad(ScheduleConfig::constant(-1.0)), "ScheduleConfig.lr: expected a finite value >= 0, found -1");
+    assert_eq!(bad(ScheduleConfig::constant(-1.0)), "ScheduleConfig.base: expected a finite value >= 0, found -1");
     assert_eq!(
         bad(ScheduleConfig::constant(0.1).with_warmup(0, 0.5)),
         "ScheduleConfig.warmup.steps: expected at least 1, found 0"
@@ -112,5 +112,13 @@ fn schedule_errors() {
     assert_eq!(
         bad(ScheduleConfig::constant(0.1).with_warmup(5, 0.0)),
         "ScheduleConfig.warmup.start_factor: expected a value in (0, 1], found 0"
+    );
+    assert_eq!(
+        bad(ScheduleConfig::exponential(1.0, 0.0, 0.1)),
+        "ScheduleConfig.decay.gamma: expected a value in (0, 1], found 0"
+    );
+    assert_eq!(
+        bad(ScheduleConfig::linear(1.0, 10, -0.1)),
+        "ScheduleConfig.decay.end: expected a finite value >= 0, found -0.1"
     );
 }

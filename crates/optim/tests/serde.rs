@@ -34,6 +34,10 @@ fn missing_fields_take_the_defaults() {
         serde_json::from_str(r#"{"lr": 0.1, "warmup": null, "decay": {"kind": "step", "step_size": 5, "gamma": 0.5}}"#)
             .unwrap();
     assert_eq!(schedule.decay, Decay::Step { step_size: 5, gamma: 0.5 });
+    // The base value by its own name, with no warm-up key at all.
+    let schedule: ScheduleConfig =
+        serde_json::from_str(r#"{"base": 1.0, "decay": {"kind": "linear", "steps": 10, "end": 0.1}}"#).unwrap();
+    assert_eq!(schedule, ScheduleConfig::linear(1.0, 10, 0.1));
 }
 
 #[test]
@@ -46,8 +50,8 @@ fn unknown_keys_are_named() {
     .unwrap_err()
     .to_string();
     assert!(err.contains("unknown field `gamma`"), "{err}");
-    let err = serde_json::from_str::<ScheduleConfig>(r#"{"lr": 0.1, "warmup": null, "decay": {"kind": "linear"}}"#)
+    let err = serde_json::from_str::<ScheduleConfig>(r#"{"lr": 0.1, "warmup": null, "decay": {"kind": "polynomial"}}"#)
         .unwrap_err()
         .to_string();
-    assert!(err.contains("unknown variant `linear`"), "{err}");
+    assert!(err.contains("unknown variant `polynomial`"), "{err}");
 }

@@ -8,9 +8,10 @@
 //! `cargo run -p minnow-rl --example dqn_corridor`
 
 use minnow_envs::{Env, EnvError, Step};
+use minnow_optim::ScheduleConfig;
+use minnow_rl::RlError;
 use minnow_rl::dqn::eval::play_greedy;
-use minnow_rl::dqn::{DqnConfig, DqnEnv, DqnRun};
-use minnow_rl::{EpsilonSchedule, RlError};
+use minnow_rl::dqn::{DqnConfig, DqnEnv, DqnRun, MemoryConfig, QNetworkConfig};
 
 const CELLS: usize = 10;
 const LEFT: usize = 0;
@@ -84,14 +85,14 @@ impl DqnEnv for Corridor {
 
 fn main() -> Result<(), RlError> {
     let config = DqnConfig {
-        hidden: vec![32],
+        network: QNetworkConfig { hidden: vec![32], ..QNetworkConfig::default() },
         gamma: 0.95,
         n_step: 1,
         batch_size: 32,
-        replay_capacity: 5_000,
+        replay: MemoryConfig { capacity: 5_000, ..MemoryConfig::default() },
         learning_starts: 200,
         num_envs: 4,
-        epsilon: EpsilonSchedule::Linear { start: 1.0, end: 0.05, steps: 2_000 },
+        epsilon: ScheduleConfig::linear(1.0, 2_000, 0.05),
         env_steps: 4_000,
         ..DqnConfig::default()
     };

@@ -4,10 +4,12 @@
 /// wrong while learning (a network or environment error, divergence).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum RlError {
-    #[error("{config}.{field}: expected {expected}, found {found}")]
-    InvalidValue { config: &'static str, field: &'static str, expected: &'static str, found: f32 },
-    #[error("{config}.{field}: expected {expected}, found {found}")]
-    InvalidCount { config: &'static str, field: &'static str, expected: &'static str, found: u64 },
+    /// A config value or count out of range, from the workspace's one
+    /// range check (`minnow_optim::Check`): `OptimError::InvalidValue` or
+    /// `OptimError::InvalidCount`, naming the config, the key, the
+    /// expected and the found value.
+    #[error(transparent)]
+    Config(minnow_optim::OptimError),
     #[error("{op}: {what} has {found} values, expected {expected}")]
     Length { op: &'static str, what: &'static str, expected: usize, found: usize },
     #[error("{op}: {what} is {found}, expected a finite value")]
@@ -28,8 +30,9 @@ pub enum RlError {
     /// graph (`NnError::Autodiff`).
     #[error(transparent)]
     Network(#[from] minnow_nn::NnError),
+    /// The optimiser refused its state (a parameter layout, a checkpoint).
     #[error(transparent)]
-    Optimizer(#[from] minnow_optim::OptimError),
+    Optimizer(minnow_optim::OptimError),
     #[error(transparent)]
     Env(#[from] minnow_envs::EnvError),
     #[error("training diverged at update {update}: the loss is {loss}; lower the learning rate or clip gradients")]
@@ -44,42 +47,20 @@ pub enum RlError {
 
 pub type Result<T, E = RlError> = std::result::Result<T, E>;
 
+/// A range error is a config error; any other is the optimiser's.
+impl From<minnow_optim::OptimError> for RlError {
+    fn from(e: minnow_optim::OptimError) -> Self {
+        use minnow_optim::OptimError::{InvalidCount, InvalidValue};
+        match e {
+            InvalidValue { .. } | InvalidCount { .. } => RlError::Config(e),
+            e => RlError::Optimizer(e),
+        }
+    }
+}
+
 /// A graph error is a network error.
 impl From<minnow_autodiff::Error> for RlError {
     fn from(e: minnow_autodiff::Error) -> Self {
         RlError::Network(e.into())
-    }
-}
-
-/// Range checks for one config struct, naming it in every error.
-pub(crate) struct Check(pub &'static str);
-
-impl Check {
-    fn value(&self, field: &'static str, expected: &'static str, found: f32) -> RlError {
-        RlError::InvalidValue { config: self.0, field, expected, found }
-    }
-
-    pub fn count(&self, field: &'static str, expected: &'static str, found: u64) -> RlError {
-        RlError::InvalidCount { config: self.0, field, expected, found }
-    }
-
-    /// In [0, 1] (probabilities, discounts, exponents such as alpha).
-    pub fn unit_closed(&self, field: &'static str, v: f32) -> Result<()> {
-        if (0.0..=1.0).contains(&v) { Ok(()) } else { Err(self.value(field, "a value in [0, 1]", v)) }
-    }
-
-    /// In (0, 1] (a per-step decay factor).
-    pub fn fraction(&self, field: &'static str, v: f32) -> Result<()> {
-        if v > 0.0 && v <= 1.0 { Ok(()) } else { Err(self.value(field, "a value in (0, 1]", v)) }
-    }
-
-    /// Finite and > 0 (eps).
-    pub fn positive(&self, field: &'static str, v: f32) -> Result<()> {
-        if v.is_finite() && v > 0.0 { Ok(()) } else { Err(self.value(field, "a finite value > 0", v)) }
-    }
-
-    /// `lo <= v <= hi` for a count.
-    pub fn count_in(&self, field: &'static str, expected: &'static str, v: u64, lo: u64, hi: u64) -> Result<()> {
-        if (lo..=hi).contains(&v) { Ok(()) } else { Err(self.count(field, expected, v)) }
     }
 }

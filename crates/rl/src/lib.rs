@@ -1,5 +1,9 @@
 //! Reinforcement learning for minnow, generic over the environment and game
-//! traits of `minnow-envs`:
+//! traits of `minnow-envs`. The DQN code names no particular environment:
+//! an environment says what it offers through traits (`dqn::DqnEnv` and
+//! its capabilities `EnvModel`, `AfterstateModel`, `Symmetries`), and the
+//! shipped tasks' adapters, presets, pretraining and evaluations live in
+//! `minnow-tasks`, above this crate.
 //!
 //! - [`dqn`]: deep Q-learning (double, dueling, n-step, prioritized replay,
 //!   target networks, an environment model's all-action targets,
@@ -12,8 +16,9 @@
 //! - [`puzzle`]: search for single-agent puzzles (batched weighted A*,
 //!   bidirectional BFS) and a cost-to-go learned by value iteration.
 //! - The replay machinery underneath: [`ReplayBuffer`], [`SumTree`] and
-//!   [`PrioritizedReplay`], [`NStep`] returns, [`EpsilonSchedule`], and
-//!   [`SavedState`] for checkpoints that resume exactly.
+//!   [`PrioritizedReplay`], [`NStep`] returns, and [`SavedState`] for
+//!   checkpoints that resume exactly. Exploration rates and other decays
+//!   are `minnow_optim::Schedule`s.
 //!
 //! After construction, stepping, searching, pushing and sampling allocate
 //! nothing. Every random draw comes from a generator the caller passes in.
@@ -38,7 +43,6 @@ pub mod afterstate;
 pub mod alphazero;
 mod batch;
 pub mod dqn;
-mod epsilon;
 mod error;
 pub mod mcts;
 mod n_step;
@@ -46,17 +50,18 @@ pub mod ntuple;
 mod prioritized;
 pub mod puzzle;
 mod replay;
+mod splitmix;
 pub mod state;
 mod sum_tree;
 mod transition;
 
 pub use batch::Batch;
-pub use epsilon::EpsilonSchedule;
-pub(crate) use error::Check;
 pub use error::{Result, RlError};
+pub(crate) use minnow_optim::Check;
 pub use n_step::{MAX_N, NStep, NStepConfig, Step};
 pub use prioritized::{PrioritizedConfig, PrioritizedReplay};
 pub use replay::{ReplayBuffer, ReplayConfig, Sampling};
+pub use splitmix::splitmix;
 pub use state::{SavedArray, SavedState, StateSource, restore_rng, save_rng};
 pub use sum_tree::SumTree;
 pub use transition::{Transition, TransitionSink};

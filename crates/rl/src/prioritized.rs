@@ -5,6 +5,7 @@
 
 use crate::state::{SavedState, StateSource, read_meta, require_eq, state_error};
 use crate::{Batch, Check, ReplayBuffer, ReplayConfig, Result, RlError, SumTree, Transition, TransitionSink};
+use minnow_optim::{Schedule, ScheduleConfig};
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
@@ -42,20 +43,11 @@ impl PrioritizedConfig {
         self.validate()?;
         Ok(PrioritizedReplay {
             config: self,
+            beta: ScheduleConfig::linear(self.beta_start, self.beta_steps, 1.0).build()?,
             buffer: self.replay.build()?,
             tree: SumTree::new(self.replay.capacity)?,
             max_priority: 1.0,
         })
-    }
-
-    /// Beta at training step `step`: `beta_start` rising linearly to 1 at
-    /// `beta_steps`, then 1.
-    pub fn beta_at(&self, step: u64) -> f32 {
-        if step >= self.beta_steps {
-            return 1.0;
-        }
-        let progress = step as f64 / self.beta_steps as f64;
-        (self.beta_start as f64 + (1.0 - self.beta_start as f64) * progress) as f32
     }
 }
 
@@ -63,6 +55,8 @@ impl PrioritizedConfig {
 #[derive(Clone, Debug)]
 pub struct PrioritizedReplay {
     config: PrioritizedConfig,
+    /// Beta by training step, from the config.
+    beta: Schedule,
     buffer: ReplayBuffer,
     tree: SumTree,
     /// The largest priority ever set; new transitions get it, so each is
@@ -100,9 +94,10 @@ impl PrioritizedReplay {
         self.tree.get(slot)
     }
 
-    /// See [`PrioritizedConfig::beta_at`].
+    /// Beta at training step `step`: `beta_start` rising linearly to 1 at
+    /// `beta_steps`, then 1.
     pub fn beta_at(&self, step: u64) -> f32 {
-        self.config.beta_at(step)
+        self.beta.value_at(step)
     }
 
     /// A batch with room for `batch` transitions of this buffer's shape.

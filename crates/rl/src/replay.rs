@@ -197,7 +197,7 @@ impl ReplayBuffer {
     /// buffer now.
     pub(crate) fn check_sample(&self, batch: usize, out: &Batch) -> Result<()> {
         if batch == 0 {
-            return Err(Check("sample").count("batch", "a value > 0", 0));
+            return Err(Check("sample").count("batch", "a value > 0", 0).into());
         }
         if out.obs_size() != self.config.obs_size {
             return Err(RlError::BatchShape {

@@ -27,7 +27,7 @@ impl SumTree {
     /// A tree of `capacity` zero priorities.
     pub fn new(capacity: usize) -> Result<Self> {
         if capacity == 0 {
-            return Err(Check("SumTree").count("capacity", "a value > 0", 0));
+            return Err(Check("SumTree").count("capacity", "a value > 0", 0).into());
         }
         let width = capacity.next_power_of_two();
         Ok(Self { capacity, width, nodes: vec![0.0; 2 * width] })

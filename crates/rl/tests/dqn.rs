@@ -1,230 +1,48 @@
-//! DQN: the learner's targets, learning on the cube, bad configs, and
-//! checkpoints that resume exactly.
+//! DQN's configs and the pieces that need no environment: bad configs
+//! are named errors, per-env exploration rates, the curriculum. (DQN on
+//! the shipped environments is tested in `minnow-tasks`.)
 
-use minnow_envs::{CartPole, CartPoleConfig, Cube2, Cube2Config, Env};
-use minnow_rl::dqn::eval::{evaluate_cube, play_greedy};
-use minnow_rl::dqn::{CurriculumConfig, DqnConfig, DqnEnv, DqnLearner, DqnRun, TargetUpdate};
-use minnow_rl::{EpsilonSchedule, RlError, Transition, TransitionSink};
-use rand::{Rng, SeedableRng};
-
-fn small(config: DqnConfig) -> DqnConfig {
-    DqnConfig { hidden: vec![32], batch_size: 16, replay_capacity: 1_000, learning_starts: 16, ..config }
-}
-
-/// With gamma 0 the target is the reward, so a learner replaying two
-/// one-step transitions must bring Q of each action to its own reward
-/// (and with PER the importance weights must not bias that).
-#[test]
-fn q_converges_to_one_step_rewards() {
-    for prioritized in [false, true] {
-        let config = DqnConfig { gamma: 0.0, n_step: 1, lr: 1e-2, prioritized, ..small(DqnConfig::default()) };
-        let mut learner = DqnLearner::new(&config, 4, 2, false).unwrap();
-        let (obs, next) = ([1.0, 0.0, 0.5, 0.0], [0.0; 4]);
-        for (action, reward) in [(0, 2.0), (1, -1.0)] {
-            for _ in 0..8 {
-                let t = Transition::one_step(&obs, action, reward, &next, false, 0.0);
-                learner.memory_mut().push_transition(&t).unwrap();
-            }
-        }
-        for _ in 0..600 {
-            learner.update(&cartpole()).unwrap();
-        }
-        let mut g = minnow_autodiff::Tape::new();
-        let mut inference = g.inference(learner.params());
-        let x = inference.input(&[1, 4], &obs).unwrap();
-        let q = learner.network().forward(&mut inference, x).unwrap();
-        let q = inference.value(q);
-        assert!((q[0] - 2.0).abs() < 0.05 && (q[1] + 1.0).abs() < 0.05, "prioritized {prioritized}: Q = {q:?}");
-    }
-}
-
-fn cube_env() -> Cube2 {
-    Cube2::new(Cube2Config { scramble_depth: 1, max_steps: 6, reward_solved: 0.0, reward_step: -1.0 }).unwrap()
-}
-
-/// A random policy's share of depth-2 positions solved within 4 moves.
-fn random_solve_rate(positions: &[minnow_envs::CubeState]) -> f64 {
-    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(9);
-    let mut solved = 0;
-    for &s in positions {
-        let mut env = cube_env();
-        env.reset_to(s);
-        for _ in 0..4 {
-            if env.step(rng.random_range(0..6)).unwrap().done {
-                solved += 1;
-                break;
-            }
-        }
-    }
-    solved as f64 / positions.len() as f64
-}
-
-#[test]
-fn cube_agent_learns_short_scrambles() {
-    for all_actions in [false, true] {
-        assert_learns_short_scrambles(all_actions);
-    }
-}
-
-fn assert_learns_short_scrambles(all_actions: bool) {
-    let config = DqnConfig {
-        all_actions,
-        seed: 3,
-        hidden: vec![128],
-        batch_size: 64,
-        replay_capacity: 20_000,
-        learning_starts: 1_000,
-        num_envs: 16,
-        updates_per_step: 1,
-        n_step: 1,
-        lr: 1e-3,
-        epsilon: EpsilonSchedule::Linear { start: 1.0, end: 0.1, steps: 5_000 },
-        curriculum: Some(CurriculumConfig { start: 2, max: 3, window: 200, threshold: 0.9 }),
-        env_steps: 12_000,
-        checkpoint_every: 1_000_000,
-        ..DqnConfig::default()
-    };
-    let mut run = DqnRun::new(&config, cube_env()).unwrap();
-    while !run.is_done() {
-        run.step().unwrap();
-    }
-    let positions = minnow_envs::CubeDistances::get().evaluation_set(2, 300, 5).unwrap();
-    let random = random_solve_rate(&positions);
-    let learned = evaluate_cube(run.learner_mut(), [1, 2], 300, 5).unwrap();
-    assert_eq!(learned[0].solved_within_d, 1.0, "all_actions {all_actions}: distance 1 in one move: {learned:?}");
-    assert!(
-        learned[1].solved_within_2d > 0.9 && learned[1].solved_within_2d > 3.0 * random,
-        "all_actions {all_actions}: distance 2: learned {:?}, random {random}",
-        learned[1]
-    );
-}
-
-/// The cube's model agrees with stepping the environment, move by move.
-#[test]
-fn cube_successors_match_the_environment() {
-    let mut env = cube_env();
-    let (mut obs, mut stepped) = ([0.0; 144], [0.0; 144]);
-    let (mut next, mut rewards, mut terminal) = ([0.0; 6 * 144], [0.0; 6], [0.0; 6]);
-    for seed in 0..30 {
-        env.reset(seed);
-        let start = *env.state();
-        env.observe(&mut obs);
-        env.successors(&obs, &mut next, &mut rewards, &mut terminal).unwrap();
-        for m in 0..6 {
-            env.reset_to(start);
-            let step = env.step(m).unwrap();
-            env.observe(&mut stepped);
-            assert_eq!(&next[m * 144..(m + 1) * 144], &stepped[..], "seed {seed}, move {m}");
-            assert_eq!((rewards[m], terminal[m] == 1.0), (step.reward, step.done), "seed {seed}, move {m}");
-        }
-    }
-    assert!(env.successors(&[0.5; 144], &mut next, &mut rewards, &mut terminal).is_err(), "not a cube");
-}
-
-#[test]
-fn all_actions_needs_a_model_one_step_targets_and_uniform_replay() {
-    let config = DqnConfig { all_actions: true, n_step: 1, ..DqnConfig::default() };
-    let err = DqnRun::new(&config, cartpole()).unwrap_err();
-    assert!(matches!(err, RlError::NoModel { env: "cartpole", option: "all_actions", .. }), "{err}");
-    for (field, bad) in [
-        ("n_step", DqnConfig { n_step: 3, ..config.clone() }),
-        ("prioritized", DqnConfig { prioritized: true, ..config.clone() }),
-    ] {
-        let err = DqnRun::new(&bad, cube_env()).unwrap_err().to_string();
-        assert!(err.contains(field), "{field}: {err}");
-    }
-    let mut plain = DqnLearner::new(&DqnConfig::default(), 144, 6, false).unwrap();
-    assert!(plain.update_all_actions(&cube_env()).is_err(), "a learner built without all_actions");
-}
+use minnow_optim::{AdamConfig, Decay, ScheduleConfig};
+use minnow_rl::dqn::{CurriculumConfig, DqnConfig, DqnLearner, MemoryConfig, QNetworkConfig, TargetUpdate};
 
 #[test]
 fn bad_configs_are_named_errors() {
-    let cases: [(&str, DqnConfig); 6] = [
-        ("gamma", DqnConfig { gamma: 1.5, ..DqnConfig::default() }),
-        ("n_step", DqnConfig { n_step: 0, ..DqnConfig::default() }),
-        ("replay_capacity", DqnConfig { batch_size: 512, replay_capacity: 100, ..DqnConfig::default() }),
-        ("lr", DqnConfig { lr: f32::NAN, ..DqnConfig::default() }),
-        ("target.tau", DqnConfig { target: TargetUpdate::Polyak { tau: 0.0 }, ..DqnConfig::default() }),
-        ("hidden", DqnConfig { hidden: vec![], ..DqnConfig::default() }),
+    let d = DqnConfig::default;
+    let cases: [(&str, DqnConfig); 9] = [
+        ("DqnConfig.gamma", DqnConfig { gamma: 1.5, ..d() }),
+        ("DqnConfig.n_step", DqnConfig { n_step: 0, ..d() }),
+        (
+            "DqnConfig.replay.capacity",
+            DqnConfig { batch_size: 512, replay: MemoryConfig { capacity: 100, ..d().replay }, ..d() },
+        ),
+        ("DqnConfig.optimizer.lr", DqnConfig { optimizer: AdamConfig { lr: f32::NAN, ..d().optimizer }, ..d() }),
+        ("DqnConfig.target.tau", DqnConfig { target: TargetUpdate::Polyak { tau: 0.0 }, ..d() }),
+        ("DqnConfig.network.hidden", DqnConfig { network: QNetworkConfig { hidden: vec![], ..d().network }, ..d() }),
+        ("DqnConfig.lr_decay.end", DqnConfig { lr_decay: Decay::Linear { steps: 10, end: -1.0 }, ..d() }),
+        ("DqnConfig.epsilon.decay.end", DqnConfig { epsilon: ScheduleConfig::linear(1.0, 10, 1.5), ..d() }),
+        ("DqnConfig.replay.alpha", DqnConfig { replay: MemoryConfig { alpha: 2.0, ..d().replay }, ..d() }),
     ];
     for (field, config) in cases {
-        let err = DqnRun::new(&config, CartPole::new(CartPoleConfig::default()).unwrap()).unwrap_err();
-        assert!(err.to_string().contains(field), "{field}: {err}");
+        let err = DqnLearner::new(&config, 4, 2, false).unwrap_err();
+        assert!(err.to_string().starts_with(field), "{field}: {err}");
     }
 }
 
+/// A JSON config names its sections' keys; unknown ones are refused.
 #[test]
-fn illegal_actions_are_errors_not_panics() {
-    let mut env = CartPole::new(CartPoleConfig::default()).unwrap();
-    assert!(env.step(7).is_err());
-    let mut learner = DqnLearner::new(&small(DqnConfig::default()), 4, 2, false).unwrap();
-    // Too few transitions for a batch.
-    assert!(matches!(learner.update(&cartpole()), Err(RlError::BatchTooLarge { .. })));
-    let mut envs = vec![env];
-    let outcomes = play_greedy(&mut learner, &mut envs, 3).unwrap();
-    assert_eq!(outcomes[0].steps, 3);
-}
-
-fn cartpole_config() -> DqnConfig {
-    DqnConfig {
-        env_steps: 2_400,
-        checkpoint_every: 1_200,
-        num_envs: 4,
-        prioritized: true,
-        ..small(DqnConfig::cartpole())
-    }
-}
-
-fn cartpole() -> CartPole {
-    CartPole::new(CartPoleConfig::default()).unwrap()
-}
-
-#[test]
-fn resumed_run_continues_exactly() {
-    let config = cartpole_config();
-    let dir = std::env::temp_dir().join(format!("minnow-dqn-resume-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("run.safetensors");
-
-    let mut straight = DqnRun::new(&config, cartpole()).unwrap();
-    let mut first = DqnRun::new(&config, cartpole()).unwrap();
-    while !first.at_boundary() || first.env_steps() == 0 {
-        first.step().unwrap();
-    }
-    first.save(&path).unwrap();
-    drop(first);
-    let mut resumed = DqnRun::resume(&config, cartpole(), &path).unwrap();
-    assert_eq!(resumed.env_steps(), 1_200);
-    while !straight.is_done() {
-        straight.step().unwrap();
-    }
-    while !resumed.is_done() {
-        resumed.step().unwrap();
-    }
-    assert_eq!(straight.learner().params().values(), resumed.learner().params().values());
-    assert_eq!(straight.learner().updates(), resumed.learner().updates());
-    assert_eq!(straight.recent(), resumed.recent());
-
-    // Another network shape: a clear error naming what differs.
-    let wider = DqnConfig { hidden: vec![64], ..config.clone() };
-    let err = DqnRun::resume(&wider, cartpole(), &path).unwrap_err().to_string();
-    assert!(err.contains("hidden"), "{err}");
-    // Another task.
-    let err = DqnRun::resume(&config, cube_env(), &path).unwrap_err().to_string();
-    assert!(err.contains("cartpole"), "{err}");
-    // A truncated file.
-    let bytes = std::fs::read(&path).unwrap();
-    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
-    assert!(DqnRun::resume(&config, cartpole(), &path).is_err());
-    std::fs::remove_dir_all(&dir).unwrap();
-}
-
-#[test]
-fn saving_mid_episode_is_refused() {
-    let config = cartpole_config();
-    let mut run = DqnRun::new(&config, cartpole()).unwrap();
-    run.step().unwrap();
-    assert!(run.save(&std::env::temp_dir().join("never-written.safetensors")).is_err());
+fn configs_nest_their_sections_in_json() {
+    let config: DqnConfig = serde_json::from_str(
+        r#"{"network": {"hidden": [32]}, "replay": {"capacity": 5000, "prioritized": true},
+            "optimizer": {"lr": 0.01}, "lr_decay": {"kind": "linear", "steps": 100, "end": 0.001},
+            "epsilon": {"base": 1.0, "decay": {"kind": "exponential", "gamma": 0.99, "min": 0.05}}}"#,
+    )
+    .unwrap();
+    assert_eq!(config.network, QNetworkConfig { hidden: vec![32], ..QNetworkConfig::default() });
+    assert_eq!((config.replay.capacity, config.replay.prioritized), (5000, true));
+    assert_eq!(config.lr_schedule().unwrap().value_at(100), 0.001);
+    config.validate().unwrap();
+    let err = serde_json::from_str::<DqnConfig>(r#"{"replay": {"capcity": 500}}"#).unwrap_err().to_string();
+    assert!(err.contains("unknown field `capcity`"), "{err}");
 }
 
 #[test]
@@ -250,15 +68,4 @@ fn curriculum_rises_only_on_success_at_its_level() {
     let rose = (0..10).filter(|_| c.record(2, true)).count() == 1;
     assert!(rose && c.level == 3);
     assert!(minnow_rl::dqn::Curriculum::new(CurriculumConfig { max: 1, ..config }).is_err());
-}
-
-#[test]
-fn oracle_pretraining_teaches_short_distances() {
-    let config = DqnConfig { hidden: vec![128], batch_size: 64, lr: 2e-3, ..DqnConfig::cube() };
-    let mut learner = DqnLearner::new(&config, 144, 6, false).unwrap();
-    let before = evaluate_cube(&mut learner, [1], 200, 8).unwrap()[0].solved_within_d;
-    let loss = minnow_rl::dqn::pretrain_cube(&mut learner, 400, 64, -1.0, 0.0, 4).unwrap();
-    let after = evaluate_cube(&mut learner, [1, 2], 200, 8).unwrap();
-    assert!(loss.is_finite());
-    assert!(after[0].solved_within_d > 0.95 && before < 0.5, "before {before}, after {after:?}");
 }

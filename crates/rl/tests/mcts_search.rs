@@ -3,6 +3,7 @@
 
 use minnow_envs::tictactoe::{best_moves, minimax_value};
 use minnow_envs::{EnvError, Game, TicTacToe, Turn};
+use minnow_optim::OptimError;
 use minnow_rl::RlError;
 use minnow_rl::mcts::{ChanceMode, MctsConfig, RolloutEvaluator, Search, UniformEvaluator};
 use rand::{Rng, SeedableRng};
@@ -133,7 +134,10 @@ fn bad_input_is_an_error_not_a_panic() {
     let err = Search::new(&zero, &TicTacToe::new()).unwrap_err();
     assert!(err.to_string().contains("simulations"), "{err}");
     let bad_c = MctsConfig { c_puct: -1.0, ..MctsConfig::default() };
-    assert!(matches!(Search::new(&bad_c, &TicTacToe::new()), Err(RlError::InvalidValue { field: "c_puct", .. })));
+    assert!(matches!(
+        Search::new(&bad_c, &TicTacToe::new()),
+        Err(RlError::Config(OptimError::InvalidValue { field: "c_puct", .. }))
+    ));
 
     let mut search = Search::new(&config(50), &TicTacToe::new()).unwrap();
     search.run(&mut UniformEvaluator, false, &mut rng).unwrap();

@@ -8,7 +8,7 @@
 //! afterstate learns the game's result (Monte Carlo).
 
 use super::{AfterstateGame, Searcher, ValueNet};
-use crate::{Result, error::Check};
+use crate::{Check, Result};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
@@ -26,7 +26,7 @@ impl TdLambdaConfig {
     pub fn validate(&self) -> Result<()> {
         let check = Check("td_lambda");
         check.unit_closed("lambda", self.lambda)?;
-        check.positive("learning_rate", self.learning_rate)
+        Ok(check.positive("learning_rate", self.learning_rate)?)
     }
 }
 

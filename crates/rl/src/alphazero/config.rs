@@ -2,7 +2,7 @@
 //! file overrides key by key; validated before anything is built.
 
 use crate::mcts::{ChanceMode, MctsConfig, check_temperature};
-use crate::{Result, RlError};
+use crate::{Check, Result, RlError};
 use serde::{Deserialize, Serialize};
 
 /// The policy/value network's trunk; its input and output widths come
@@ -343,8 +343,8 @@ impl AzConfig {
     /// An error naming the first field out of range.
     pub fn validate(&self) -> Result<()> {
         self.mcts.validate()?;
-        let count = |config, field, expected, found: u64| RlError::InvalidCount { config, field, expected, found };
-        let value = |config, field, expected, found: f32| RlError::InvalidValue { config, field, expected, found };
+        let count = |config, field, expected, found: u64| RlError::from(Check(config).count(field, expected, found));
+        let value = |config, field, expected, found: f32| RlError::from(Check(config).value(field, expected, found));
         let n = &self.network;
         if n.width == 0 || n.width > 4096 {
             return Err(count("network", "width", "a value in 1..=4096", n.width as u64));

@@ -2,7 +2,7 @@
 //! in a preallocated ring, struct of arrays.
 
 use crate::state::{SavedState, StateSource, read_array, read_meta, require_eq};
-use crate::{Result, RlError};
+use crate::{Check, Result, RlError};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -61,12 +61,7 @@ impl PositionReplay {
     /// All memory is allocated here.
     pub fn new(capacity: usize, obs_size: usize, actions: usize) -> Result<Self> {
         if capacity == 0 || obs_size == 0 || actions == 0 {
-            return Err(RlError::InvalidCount {
-                config: "PositionReplay",
-                field: "capacity, obs_size and actions",
-                expected: "values >= 1",
-                found: 0,
-            });
+            return Err(Check("PositionReplay").count("capacity, obs_size and actions", "values >= 1", 0).into());
         }
         Ok(Self {
             capacity,

@@ -7,7 +7,7 @@ use crate::{Result, RlError};
 use minnow_autodiff::{Params, Tape};
 use minnow_envs::Game;
 use minnow_nn::{PolicyValueNet, PolicyValueNetConfig};
-use minnow_optim::{Adam, AdamConfig, Optimizer};
+use minnow_optim::{Adam, AdamConfig, Decay, Optimizer, Schedule, ScheduleConfig};
 use rand::Rng;
 
 /// One update's losses (before the update).
@@ -32,6 +32,8 @@ pub struct Trainer {
     pub(crate) net: PolicyValueNet,
     pub(crate) params: Params,
     pub(crate) adam: Adam,
+    /// The learning rate by update, when it decays.
+    lr: Option<Schedule>,
     tape: Tape,
     config: TrainingConfig,
     inputs: usize,
@@ -51,10 +53,14 @@ impl Trainer {
         let adam =
             AdamConfig { lr: config.lr, weight_decay: config.weight_decay, ..AdamConfig::default() }.build(&params)?;
         let b = config.batch;
+        let (t_max, eta_min) = (config.lr_decay_updates, config.lr_final);
+        let decay = Decay::CosineHold { t_max, eta_min };
+        let lr = (t_max > 0).then(|| ScheduleConfig { base: config.lr, warmup: None, decay }.build()).transpose()?;
         Ok(Self {
             net,
             params,
             adam,
+            lr,
             tape: Tape::new(),
             config: *config,
             inputs: G::OBSERVATION_SIZE,
@@ -80,11 +86,8 @@ impl Trainer {
 
     /// One Adam update on a minibatch drawn from `replay`.
     pub fn step(&mut self, replay: &PositionReplay, rng: &mut impl Rng) -> Result<TrainLoss> {
-        let c = &self.config;
-        if c.lr_decay_updates > 0 {
-            let t = self.adam.step_count().min(c.lr_decay_updates) as f64 / c.lr_decay_updates as f64;
-            let lr = c.lr_final as f64 + (c.lr - c.lr_final) as f64 * 0.5 * (1.0 + (std::f64::consts::PI * t).cos());
-            self.adam.set_lr(lr as f32);
+        if let Some(lr) = &self.lr {
+            lr.apply(&mut self.adam);
         }
         replay.sample_into(rng, &mut self.obs, &mut self.policy, &mut self.value);
         if let Some(mirror) = self.mirror {

@@ -1,7 +1,7 @@
 //! Acting through a model of afterstates: where each action leads before
 //! the environment's chance event, scored as `Q(s, a) = r + V(afterstate)`.
 
-use super::{DqnEnv, QNetwork};
+use super::{AfterstateModel, QNetwork};
 use crate::Result;
 use minnow_autodiff::{Params, Tape};
 
@@ -19,7 +19,13 @@ pub(crate) struct Afterstates {
 
 impl Afterstates {
     /// Fills the afterstates, rewards and legal masks of each row of `states`.
-    pub(crate) fn expand<E: DqnEnv>(&mut self, env: &E, states: &[f32], inputs: usize, actions: usize) -> Result<()> {
+    pub(crate) fn expand(
+        &mut self,
+        model: &dyn AfterstateModel,
+        states: &[f32],
+        inputs: usize,
+        actions: usize,
+    ) -> Result<()> {
         let rows = states.len() / inputs;
         self.obs.resize(rows * actions * inputs, 0.0);
         self.rewards.resize(rows * actions, 0.0);
@@ -28,7 +34,7 @@ impl Afterstates {
         self.choices.resize(rows, 0);
         let per_state = actions * inputs;
         for (r, state) in states.chunks_exact(inputs).enumerate() {
-            self.legal[r] = env.afterstates(
+            self.legal[r] = model.afterstates(
                 state,
                 &mut self.obs[r * per_state..(r + 1) * per_state],
                 &mut self.rewards[r * actions..(r + 1) * actions],

@@ -16,7 +16,7 @@ fn resume_error(e: TrainError) -> RlError {
 
 impl<E: DqnEnv> DqnRun<E> {
     /// Writes the run's state into a run checkpoint (the caller wrote the
-    /// header: task [`DqnEnv::NAME`], [`DqnConfig::identity`], env steps).
+    /// header: task [`Env::NAME`](minnow_envs::Env::NAME), [`DqnConfig::identity`], env steps).
     /// Only at a checkpoint boundary ([`DqnRun::at_boundary`]).
     pub fn save_state(&self, checkpoint: &mut RunCheckpointWriter) -> Result<()> {
         if !self.at_boundary() {

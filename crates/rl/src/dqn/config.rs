@@ -1,7 +1,8 @@
 //! Every DQN hyperparameter, with documented defaults and validation.
 
-use super::CurriculumConfig;
-use crate::{Check, EpsilonSchedule, MAX_N, Result};
+use super::{CurriculumConfig, MemoryConfig, QNetworkConfig};
+use crate::{Check, MAX_N, Result};
+use minnow_optim::{AdamConfig, Decay, Schedule, ScheduleConfig};
 use serde::{Deserialize, Serialize};
 
 /// How the target network follows the online one.
@@ -32,19 +33,16 @@ impl PerEnvEpsilon {
     }
 }
 
-/// A DQN learner and its acting loop. The defaults are a sound start for
-/// small discrete tasks (they solve CartPole); the tasks' own presets live
-/// beside them (`DqnConfig::cartpole()`, `::cube()`, `::game2048()`).
+/// A DQN learner and its acting loop, in sections: the network, the
+/// optimiser and its learning-rate decay, the replay memory, exploration.
+/// The defaults are a sound start for small discrete tasks; tuned presets
+/// live with the tasks (the shipped ones in `minnow-tasks`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DqnConfig {
     pub seed: u64,
-    /// Hidden layer widths of the Q network (ReLU after each).
-    pub hidden: Vec<usize>,
-    /// LayerNorm before each hidden ReLU.
-    pub layer_norm: bool,
-    /// Dueling head: Q = V + A - mean A.
-    pub dueling: bool,
+    /// The Q network's hidden layers and head.
+    pub network: QNetworkConfig,
     /// Double DQN: the online network picks the next action, the target scores it.
     pub double: bool,
     /// Discount per step, in [0, 1].
@@ -52,33 +50,27 @@ pub struct DqnConfig {
     /// Rewards summed per transition, 1..=5.
     pub n_step: usize,
     /// Learn every action of each sampled state at once: the environment's
-    /// model (`DqnEnv::successors`) gives each action's next state and
-    /// reward, and each is bootstrapped as the taken action is in plain
-    /// DQN (on the cube, six targets per position instead of one). Needs
-    /// an environment with a model, `n_step` 1 and uniform replay.
+    /// model (`DqnEnv::model`) gives each action's next state and reward,
+    /// and each is bootstrapped as the taken action is in plain DQN (with
+    /// six actions, six targets per position instead of one). Needs an
+    /// environment with a model, `n_step` 1 and uniform replay.
     pub all_actions: bool,
     /// Learn values of afterstates, where an action leads before the
-    /// environment's chance event (2048: the slid board before the new
-    /// tile), and act on `Q(s, a) = r(s, a) + V(afterstate)` through the
-    /// environment's model (`DqnEnv::afterstates`). The network has one
+    /// environment's chance event (a board game: the board after the move,
+    /// before the dice or the new tile), and act on
+    /// `Q(s, a) = r(s, a) + V(afterstate)` through the environment's
+    /// afterstates (`DqnEnv::afterstate_model`). The network has one
     /// output and need not learn what the moves do, only how good their
     /// results are. Needs `n_step` 1.
     pub afterstates: bool,
     /// Evaluate greedily on Q (with `afterstates`, V) averaged over the
-    /// environment's symmetric views of each state (`DqnEnv::symmetric_view`;
-    /// the cube has 48, 2048 has 8), one forward pass per view. Acting
-    /// while training stays on one view.
+    /// environment's symmetric views of each state (`DqnEnv::symmetries`;
+    /// a square board has 8), one forward pass per view. Acting while
+    /// training stays on one view.
     pub symmetric_eval: bool,
     pub batch_size: usize,
-    pub replay_capacity: usize,
-    /// Prioritized replay (proportional, sum tree) instead of uniform.
-    pub prioritized: bool,
-    /// Priority exponent (0 uniform .. 1 proportional).
-    pub per_alpha: f32,
-    /// Importance-sampling exponent at the first update, rising linearly
-    /// to 1 over `per_beta_updates` updates.
-    pub per_beta_start: f32,
-    pub per_beta_updates: u64,
+    /// The replay memory: its capacity, and prioritized or uniform sampling.
+    pub replay: MemoryConfig,
     /// Environments stepped together, one batched forward pass per step.
     pub num_envs: usize,
     /// Threads the network's large matrix products split over (rayon's
@@ -89,16 +81,14 @@ pub struct DqnConfig {
     pub learning_starts: u64,
     /// Gradient updates after each vector step (of `num_envs` env steps).
     pub updates_per_step: usize,
-    /// Adam learning rate and epsilon.
-    pub lr: f32,
-    /// Anneal the learning rate linearly to this over the first
-    /// `lr_anneal_steps` environment steps (`None`: constant), which keeps
-    /// late updates from undoing a policy that has converged. (Schedules
-    /// run on fixed horizons, not on `env_steps`, so a run extended with a
-    /// larger `env_steps` continues exactly.)
-    pub final_lr: Option<f32>,
-    pub lr_anneal_steps: u64,
-    pub adam_eps: f32,
+    /// Adam; its `lr` is the learning rate before any decay.
+    pub optimizer: AdamConfig,
+    /// How the learning rate moves from `optimizer.lr` as a function of
+    /// environment steps (`constant`; `linear` to an end value, which
+    /// keeps late updates from undoing a policy that has converged).
+    /// Schedules run on fixed horizons, not on `env_steps`, so a run
+    /// extended with a larger `env_steps` continues exactly.
+    pub lr_decay: Decay,
     /// Clip the gradient's global L2 norm to this (0: no clipping).
     pub max_grad_norm: f32,
     pub huber_delta: f32,
@@ -106,13 +96,14 @@ pub struct DqnConfig {
     /// scores reported stay in the environment's units).
     pub reward_scale: f32,
     pub target: TargetUpdate,
-    /// Exploration rate as a function of environment steps.
-    pub epsilon: EpsilonSchedule,
+    /// Exploration rate as a function of environment steps, in [0, 1].
+    pub epsilon: ScheduleConfig,
     /// Per-env exploration rates (each env explores with the larger of
     /// its own rate and the schedule's); `None`: the schedule alone.
     pub per_env_epsilon: Option<PerEnvEpsilon>,
-    /// Raise the task's difficulty as the agent succeeds (for the cube:
-    /// the scramble depth); `None` keeps the environment's own starts.
+    /// Raise the task's difficulty as the agent succeeds (the environment
+    /// reads the level in `DqnEnv::start_episode`); `None` keeps the
+    /// environment's own starts.
     pub curriculum: Option<CurriculumConfig>,
     /// Training length in environment steps.
     pub env_steps: u64,
@@ -127,9 +118,7 @@ impl Default for DqnConfig {
     fn default() -> Self {
         Self {
             seed: 0,
-            hidden: vec![128, 128],
-            layer_norm: false,
-            dueling: true,
+            network: QNetworkConfig::default(),
             double: true,
             gamma: 0.99,
             n_step: 3,
@@ -137,24 +126,18 @@ impl Default for DqnConfig {
             afterstates: false,
             symmetric_eval: false,
             batch_size: 64,
-            replay_capacity: 100_000,
-            prioritized: false,
-            per_alpha: 0.6,
-            per_beta_start: 0.4,
-            per_beta_updates: 100_000,
+            replay: MemoryConfig::default(),
             num_envs: 8,
             threads: 1,
             learning_starts: 1_000,
             updates_per_step: 1,
-            lr: 1e-3,
-            final_lr: None,
-            lr_anneal_steps: 100_000,
-            adam_eps: 1e-8,
+            optimizer: AdamConfig::default(),
+            lr_decay: Decay::Constant,
             max_grad_norm: 10.0,
             huber_delta: 1.0,
             reward_scale: 1.0,
             target: TargetUpdate::Polyak { tau: 0.01 },
-            epsilon: EpsilonSchedule::Linear { start: 1.0, end: 0.01, steps: 20_000 },
+            epsilon: ScheduleConfig::linear(1.0, 20_000, 0.01),
             per_env_epsilon: None,
             curriculum: None,
             env_steps: 100_000,
@@ -165,11 +148,13 @@ impl Default for DqnConfig {
 }
 
 impl DqnConfig {
-    /// An error naming the first field out of range.
+    /// An error naming the first field out of range (sections by their
+    /// key: `replay.capacity`, `epsilon.decay.end`).
     pub fn validate(&self) -> Result<()> {
         let check = Check("DqnConfig");
-        if self.hidden.is_empty() || self.hidden.contains(&0) {
-            return Err(check.count("hidden", "one or more layer widths > 0", 0));
+        let hidden = &self.network.hidden;
+        if hidden.is_empty() || hidden.contains(&0) {
+            return Err(check.count("network.hidden", "one or more layer widths > 0", 0).into());
         }
         check.unit_closed("gamma", self.gamma)?;
         check.count_in("n_step", "a value in 1..=5", self.n_step as u64, 1, MAX_N as u64)?;
@@ -177,44 +162,43 @@ impl DqnConfig {
         let one_step = |why: &'static str| check.count_in("n_step", why, self.n_step as u64, 1, 1);
         if self.all_actions {
             one_step("1 with all_actions (targets are one step of the model)")?;
-            if self.prioritized {
-                return Err(check.count("prioritized", "false with all_actions (priorities are per transition)", 1));
+            if self.replay.prioritized {
+                return Err(check
+                    .count("replay.prioritized", "false with all_actions (priorities are per transition)", 1)
+                    .into());
             }
         }
         if self.afterstates {
             one_step("1 with afterstates (the next action's reward is part of its Q)")?;
             if self.all_actions {
-                return Err(check.count("all_actions", "false with afterstates", 1));
+                return Err(check.count("all_actions", "false with afterstates", 1).into());
             }
         }
         check.count_in("batch_size", "a value >= 1", self.batch_size as u64, 1, u64::MAX)?;
-        let capacity = self.replay_capacity as u64;
-        check.count_in("replay_capacity", "at least batch_size", capacity, self.batch_size as u64, u64::MAX)?;
+        let capacity = self.replay.capacity as u64;
+        check.count_in("replay.capacity", "at least batch_size", capacity, self.batch_size as u64, u64::MAX)?;
         check.count_in(
             "learning_starts",
-            "in batch_size..=replay_capacity",
+            "in batch_size..=replay.capacity",
             self.learning_starts,
             self.batch_size as u64,
             capacity,
         )?;
-        check.unit_closed("per_alpha", self.per_alpha)?;
-        check.unit_closed("per_beta_start", self.per_beta_start)?;
+        check.unit_closed("replay.alpha", self.replay.alpha)?;
+        check.unit_closed("replay.beta_start", self.replay.beta_start)?;
         check.count_in("num_envs", "a value in 1..=4096", self.num_envs as u64, 1, 4096)?;
         check.count_in("threads", "a value in 1..=256", self.threads as u64, 1, 256)?;
         check.count_in("updates_per_step", "a value in 0..=64", self.updates_per_step as u64, 0, 64)?;
-        check.positive("lr", self.lr)?;
-        if let Some(lr) = self.final_lr {
-            check.unit_closed("final_lr", lr)?;
-            check.count_in("lr_anneal_steps", "a value >= 1", self.lr_anneal_steps, 1, u64::MAX)?;
+        check.positive("optimizer.lr", self.optimizer.lr)?;
+        check.positive("optimizer.eps", self.optimizer.eps)?;
+        if let Decay::Linear { end, .. } = self.lr_decay {
+            check.unit_closed("lr_decay.end", end)?;
         }
-        check.positive("adam_eps", self.adam_eps)?;
+        self.lr_schedule()?;
         if !(self.max_grad_norm >= 0.0 && self.max_grad_norm.is_finite()) {
-            return Err(crate::RlError::InvalidValue {
-                config: "DqnConfig",
-                field: "max_grad_norm",
-                expected: "a finite value >= 0 (0: no clipping)",
-                found: self.max_grad_norm,
-            });
+            return Err(check
+                .value("max_grad_norm", "a finite value >= 0 (0: no clipping)", self.max_grad_norm)
+                .into());
         }
         check.positive("huber_delta", self.huber_delta)?;
         check.positive("reward_scale", self.reward_scale)?;
@@ -222,16 +206,20 @@ impl DqnConfig {
             TargetUpdate::Hard { every } => check.count_in("target.every", "a value >= 1", every, 1, u64::MAX)?,
             TargetUpdate::Polyak { tau } => check.fraction("target.tau", tau)?,
         }
+        check.unit_closed("epsilon.base", self.epsilon.base)?;
+        match self.epsilon.decay {
+            Decay::Linear { end, .. } => check.unit_closed("epsilon.decay.end", end)?,
+            Decay::Exponential { min, .. } => check.unit_closed("epsilon.decay.min", min)?,
+            Decay::Cosine { eta_min, .. } | Decay::CosineHold { eta_min, .. } => {
+                check.unit_closed("epsilon.decay.eta_min", eta_min)?
+            }
+            Decay::Constant | Decay::Step { .. } => {}
+        }
         self.epsilon.validate()?;
         if let Some(p) = &self.per_env_epsilon {
             check.unit_closed("per_env_epsilon.base", p.base)?;
             if !(p.alpha >= 0.0 && p.alpha.is_finite()) {
-                return Err(crate::RlError::InvalidValue {
-                    config: "DqnConfig",
-                    field: "per_env_epsilon.alpha",
-                    expected: "a finite value >= 0",
-                    found: p.alpha,
-                });
+                return Err(check.value("per_env_epsilon.alpha", "a finite value >= 0", p.alpha).into());
             }
         }
         if let Some(curriculum) = &self.curriculum {
@@ -243,18 +231,24 @@ impl DqnConfig {
         Ok(())
     }
 
+    /// The learning rate as a function of environment steps.
+    pub fn lr_schedule(&self) -> Result<Schedule> {
+        Ok(ScheduleConfig { base: self.optimizer.lr, warmup: None, decay: self.lr_decay }.build()?)
+    }
+
     /// What must match for a checkpoint to resume under this config: the
     /// network's shape and the replay's layout.
     pub fn identity(&self) -> String {
+        let network = &self.network;
         format!(
             "hidden {:?}, layer_norm {}, dueling {}{}, replay {} ({}), n_step {}, num_envs {}",
-            self.hidden,
-            self.layer_norm,
-            self.dueling,
+            network.hidden,
+            network.layer_norm,
+            network.dueling,
             // Named only when set, so checkpoints from before the option still resume.
             if self.afterstates { ", afterstates" } else { "" },
-            self.replay_capacity,
-            if self.prioritized { "prioritized" } else { "uniform" },
+            self.replay.capacity,
+            if self.replay.prioritized { "prioritized" } else { "uniform" },
             self.n_step,
             self.num_envs
         )

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CurriculumConfig {
-    /// The first level (for the cube: the deepest scramble).
+    /// The first level (the hardest the agent starts on).
     pub start: usize,
     /// The level is never raised above this.
     pub max: usize,
@@ -23,7 +23,7 @@ impl CurriculumConfig {
         check.count_in("start", "a value >= 1", self.start as u64, 1, u64::MAX)?;
         check.count_in("max", "a value >= start", self.max as u64, self.start as u64, u64::MAX)?;
         check.count_in("window", "a value >= 1", self.window as u64, 1, u64::MAX)?;
-        check.fraction("threshold", self.threshold)
+        Ok(check.fraction("threshold", self.threshold)?)
     }
 }
 

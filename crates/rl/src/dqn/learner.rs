@@ -3,12 +3,13 @@
 //! importance weights, clip, Adam, new priorities, target update.
 
 use super::afterstates::Afterstates;
+use super::env::{afterstates_of, model_of};
 use super::run::mean;
 use super::symmetric::SymmetricViews;
-use super::{DqnConfig, DqnEnv, Memory, QNetwork, TargetUpdate};
-use crate::{Batch, ReplayConfig, Result, RlError};
+use super::{DqnConfig, DqnEnv, Memory, QNetwork, QNetworkConfig, TargetUpdate};
+use crate::{Batch, Check, ReplayConfig, Result, RlError};
 use minnow_autodiff::{Params, Tape};
-use minnow_optim::{Adam, AdamConfig, Optimizer, clip_grad_norm};
+use minnow_optim::{Adam, Optimizer, Schedule, clip_grad_norm};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
@@ -29,6 +30,8 @@ pub struct DqnLearner {
     pub(crate) online: Params,
     pub(crate) target: Params,
     pub(crate) adam: Adam,
+    /// The learning rate by environment step.
+    lr: Schedule,
     pub(crate) memory: Memory,
     replay: ReplayConfig,
     pub(crate) rng: Pcg64Mcg,
@@ -79,27 +82,22 @@ impl DqnLearner {
     pub fn new(config: &DqnConfig, obs_size: usize, actions: usize, masked: bool) -> Result<Self> {
         config.validate()?;
         if actions == 0 || actions > 64 {
-            return Err(RlError::InvalidCount {
-                config: "DqnLearner",
-                field: "actions",
-                expected: "a value in 1..=64",
-                found: actions as u64,
-            });
+            return Err(Check("DqnLearner").count("actions", "a value in 1..=64", actions as u64).into());
         }
         let mut rng = Pcg64Mcg::seed_from_u64(config.seed ^ 0x05ee_d0fd_9e10);
         let mut online = Params::new();
-        let (outputs, dueling) = if config.afterstates { (1, false) } else { (actions, config.dueling) };
-        let net = QNetwork::init(&mut online, obs_size, &config.hidden, outputs, config.layer_norm, dueling, &mut rng)?;
+        let network = &config.network;
+        let (outputs, dueling) = if config.afterstates { (1, false) } else { (actions, network.dueling) };
+        let net = QNetworkConfig { dueling, ..network.clone() }.init(&mut online, obs_size, outputs, &mut rng)?;
         let target = online.clone();
-        let adam = AdamConfig { lr: config.lr, eps: config.adam_eps, ..AdamConfig::default() }.build(&online)?;
+        let adam = config.optimizer.build(&online)?;
         // With afterstates a transition runs from an afterstate (action 0,
         // the only output) and the model gives the next state's legal moves.
         let replay = ReplayConfig {
             store_next_mask: masked && !config.afterstates,
-            ..ReplayConfig::new(config.replay_capacity, obs_size, outputs as u32)
+            ..ReplayConfig::new(config.replay.capacity, obs_size, outputs as u32)
         };
-        let per = config.prioritized.then_some((config.per_alpha, config.per_beta_start, config.per_beta_updates));
-        let memory = Memory::build(replay, per)?;
+        let memory = Memory::build(replay, &config.replay)?;
         let b = config.batch_size;
         let successors = config.all_actions.then(|| Successors::new(b * actions, obs_size));
         let (mut tape, mut eval_tape) = (Tape::new(), Tape::new());
@@ -112,6 +110,7 @@ impl DqnLearner {
             online,
             target,
             adam,
+            lr: config.lr_schedule()?,
             memory,
             replay,
             rng,
@@ -126,6 +125,10 @@ impl DqnLearner {
             views: config.symmetric_eval.then(SymmetricViews::default),
             actions,
         })
+    }
+
+    pub fn config(&self) -> &DqnConfig {
+        &self.config
     }
 
     pub fn network(&self) -> &QNetwork {
@@ -156,11 +159,33 @@ impl DqnLearner {
 
     /// Sets the learning rate for environment step `env_steps`.
     pub fn anneal_lr(&mut self, env_steps: u64) {
-        if let Some(end) = self.config.final_lr {
-            let progress = env_steps as f64 / self.config.lr_anneal_steps as f64;
-            let start = self.config.lr as f64;
-            self.adam.set_lr((start + (end as f64 - start) * progress.clamp(0.0, 1.0)) as f32);
-        }
+        self.adam.set_lr(self.lr.value_at(env_steps));
+    }
+
+    /// One supervised step, apart from reinforcement learning (pretraining
+    /// from an oracle): the online network's outputs for the rows of `obs`
+    /// regressed onto `targets` (`[rows, outputs]`, mean squared error),
+    /// then Adam, without clipping and without counting an update. Returns
+    /// the loss.
+    pub fn regress(&mut self, obs: &[f32], targets: &[f32]) -> Result<f32> {
+        let rows = obs.len() / self.net.inputs();
+        self.online.zero_grads();
+        let loss = {
+            let mut g = self.tape.graph(&mut self.online);
+            let x = g.input(&[rows, self.net.inputs()], obs)?;
+            let q = self.net.forward(&mut g, x)?;
+            let l = g.mse(q, targets, None)?;
+            let loss = g.scalar(l);
+            g.backward(l)?;
+            loss
+        };
+        self.adam.step(&mut self.online)?;
+        Ok(loss)
+    }
+
+    /// Copies the online network into the target network.
+    pub fn sync_target(&mut self) -> Result<()> {
+        Ok(self.target.copy_values_from(&self.online)?)
     }
 
     /// Greedy actions of the online network for `masks.len()` rows of `obs`
@@ -170,7 +195,7 @@ impl DqnLearner {
             return Ok(self.net.greedy(&mut self.eval_tape, &self.online, obs, masks, out)?);
         };
         let inputs = self.net.inputs();
-        after.expand(env, &obs[..masks.len() * inputs], inputs, self.actions)?;
+        after.expand(afterstates_of(env)?, &obs[..masks.len() * inputs], inputs, self.actions)?;
         after.score(&self.net, &self.online, &mut self.eval_tape, self.config.reward_scale)?;
         after.choose(self.actions, masks, out);
         Ok(())
@@ -185,7 +210,7 @@ impl DqnLearner {
             (Some(views), None) => views.greedy(env, model, obs, masks, out),
             (Some(views), Some(after)) => {
                 let inputs = self.net.inputs();
-                after.expand(env, &obs[..masks.len() * inputs], inputs, self.actions)?;
+                after.expand(afterstates_of(env)?, &obs[..masks.len() * inputs], inputs, self.actions)?;
                 let values = views.mean_outputs(env, model, &after.obs)?;
                 after.set_values(values, self.config.reward_scale);
                 after.choose(self.actions, masks, out);
@@ -242,18 +267,14 @@ impl DqnLearner {
     pub fn update_all_actions<E: DqnEnv>(&mut self, env: &E) -> Result<UpdateStats> {
         let (b, actions, inputs) = (self.config.batch_size, self.net.actions(), self.net.inputs());
         let Some(next) = self.successors.as_mut() else {
-            return Err(RlError::InvalidCount {
-                config: "DqnConfig",
-                field: "all_actions",
-                expected: "true for update_all_actions",
-                found: 0,
-            });
+            return Err(Check("DqnConfig").count("all_actions", "true for update_all_actions", 0).into());
         };
+        let model = model_of(env)?;
         self.memory.sample_into(b, self.updates, &mut self.rng, &mut self.batch)?;
         let obs = self.batch.obs();
         let per_state = actions * inputs;
         for r in 0..b {
-            env.successors(
+            model.successors(
                 &obs[r * inputs..(r + 1) * inputs],
                 &mut next.obs[r * per_state..(r + 1) * per_state],
                 &mut next.rewards[r * actions..(r + 1) * actions],
@@ -339,7 +360,7 @@ impl DqnLearner {
     fn bootstrap_from_afterstates<E: DqnEnv>(&mut self, env: &E) -> Result<()> {
         let after = self.after.as_mut().expect("called with afterstates");
         let (inputs, actions, scale) = (self.net.inputs(), self.actions, self.config.reward_scale);
-        after.expand(env, self.batch.next_obs(), inputs, actions)?;
+        after.expand(afterstates_of(env)?, self.batch.next_obs(), inputs, actions)?;
         if self.config.double {
             after.score(&self.net, &self.online, &mut self.eval_tape, scale)?;
             for r in 0..self.targets.len() {

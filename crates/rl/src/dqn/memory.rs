@@ -6,6 +6,30 @@ use crate::{
 };
 use rand::RngCore;
 
+/// The replay memory's settings: how many transitions it keeps, and
+/// uniform or prioritized sampling (with the paper's defaults: alpha 0.6,
+/// beta 0.4 rising to 1).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MemoryConfig {
+    /// Transitions kept (the oldest is overwritten).
+    pub capacity: usize,
+    /// Prioritized replay (proportional, sum tree) instead of uniform.
+    pub prioritized: bool,
+    /// Priority exponent (0 uniform .. 1 proportional).
+    pub alpha: f32,
+    /// Importance-sampling exponent at the first update, rising linearly
+    /// to 1 over `beta_updates` updates.
+    pub beta_start: f32,
+    pub beta_updates: u64,
+}
+
+impl Default for MemoryConfig {
+    fn default() -> Self {
+        Self { capacity: 100_000, prioritized: false, alpha: 0.6, beta_start: 0.4, beta_updates: 100_000 }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum Memory {
     Uniform(ReplayBuffer),
@@ -13,14 +37,17 @@ pub enum Memory {
 }
 
 impl Memory {
-    /// Uniform unless `per` (alpha, beta at the first update, updates over
-    /// which beta reaches 1) is given.
-    pub fn build(replay: ReplayConfig, per: Option<(f32, f32, u64)>) -> Result<Self> {
-        Ok(match per {
-            None => Memory::Uniform(replay.build()?),
-            Some((alpha, beta_start, beta_steps)) => Memory::Prioritized(
+    /// A memory of layout `replay` (its capacity from `config`), uniform
+    /// or prioritized as `config` says.
+    pub fn build(replay: ReplayConfig, config: &MemoryConfig) -> Result<Self> {
+        let replay = ReplayConfig { capacity: config.capacity, ..replay };
+        Ok(if config.prioritized {
+            let (alpha, beta_start, beta_steps) = (config.alpha, config.beta_start, config.beta_updates);
+            Memory::Prioritized(
                 PrioritizedConfig { alpha, beta_start, beta_steps, ..PrioritizedConfig::new(replay) }.build()?,
-            ),
+            )
+        } else {
+            Memory::Uniform(replay.build()?)
         })
     }
 

@@ -5,6 +5,40 @@ use minnow_autodiff::{Graph, ParamId, Params, Tape, Var};
 use minnow_nn::{DuelingHead, DuelingHeadConfig, Linear, LinearConfig, Mlp, MlpConfig, Module};
 use rand::Rng;
 
+/// The Q network's settings: hidden widths (ReLU after each), LayerNorm
+/// before each ReLU, and a dueling or plain head. Inputs and outputs come
+/// from the environment.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct QNetworkConfig {
+    /// Hidden layer widths of the trunk.
+    pub hidden: Vec<usize>,
+    /// LayerNorm before each hidden ReLU.
+    pub layer_norm: bool,
+    /// Dueling head: Q = V + A - mean A.
+    pub dueling: bool,
+}
+
+impl Default for QNetworkConfig {
+    fn default() -> Self {
+        Self { hidden: vec![128, 128], layer_norm: false, dueling: true }
+    }
+}
+
+impl QNetworkConfig {
+    /// A network from `inputs` observation values to `actions` outputs
+    /// (see [`QNetwork::init`]).
+    pub fn init(
+        &self,
+        params: &mut Params,
+        inputs: usize,
+        actions: usize,
+        rng: &mut impl Rng,
+    ) -> minnow_nn::Result<QNetwork> {
+        QNetwork::init(params, inputs, &self.hidden, actions, self.layer_norm, self.dueling, rng)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 enum Head {
     Plain(Linear),

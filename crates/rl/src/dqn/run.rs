@@ -2,9 +2,10 @@
 //! forward pass picks all their actions), n-step transitions into replay,
 //! gradient updates, a curriculum, and episode statistics.
 
-use super::task::splitmix;
+use super::env::{afterstates_of, model_of, symmetries_of};
 use super::{Curriculum, DqnConfig, DqnEnv, DqnLearner, UpdateStats};
-use crate::{NStep, NStepConfig, Result, Step};
+use crate::{NStep, NStepConfig, Result, Step, splitmix};
+use minnow_optim::Schedule;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -85,6 +86,8 @@ pub struct DqnRun<E: DqnEnv> {
     returns: Vec<f32>,
     lengths: Vec<u32>,
     difficulty: Vec<usize>,
+    /// The exploration rate by environment step.
+    epsilon: Schedule,
     /// Draws epsilon-greedy exploration.
     pub(crate) rng: Pcg64Mcg,
     /// Episodes started so far: episode k's seed derives from (seed, k).
@@ -102,14 +105,15 @@ impl<E: DqnEnv> DqnRun<E> {
     /// `env` is the prototype every copy starts from.
     pub fn new(config: &DqnConfig, env: E) -> Result<Self> {
         config.validate()?;
-        if config.all_actions && !E::MODEL {
-            return Err(crate::RlError::NoModel { env: E::NAME, option: "all_actions", needs: "successors" });
+        // Each option the config sets needs its capability.
+        if config.all_actions {
+            model_of(&env)?;
         }
-        if config.afterstates && !E::AFTERSTATES {
-            return Err(crate::RlError::NoModel { env: E::NAME, option: "afterstates", needs: "afterstates" });
+        if config.afterstates {
+            afterstates_of(&env)?;
         }
-        if config.symmetric_eval && E::SYMMETRIES == 1 {
-            return Err(crate::RlError::NoModel { env: E::NAME, option: "symmetric_eval", needs: "symmetric_view" });
+        if config.symmetric_eval {
+            symmetries_of(&env)?;
         }
         let (o, a, n) = (env.observation_size(), env.action_count(), config.num_envs);
         let learner = DqnLearner::new(config, o, a, E::MASKED)?;
@@ -128,6 +132,7 @@ impl<E: DqnEnv> DqnRun<E> {
             returns: vec![0.0; n],
             lengths: vec![0; n],
             difficulty: vec![0; n],
+            epsilon: config.epsilon.build()?,
             rng: Pcg64Mcg::seed_from_u64(config.seed ^ 0x0ac7_1e55),
             episodes: 0,
             env_steps: 0,
@@ -171,9 +176,8 @@ impl<E: DqnEnv> DqnRun<E> {
     /// Env `i`'s exploration rate now: the schedule's, or with per-env
     /// rates the larger of the schedule's and the env's own.
     fn env_epsilon(&self, i: usize) -> f32 {
-        let config = &self.learner.config;
-        let scheduled = config.epsilon.value_at(self.env_steps);
-        match config.per_env_epsilon {
+        let scheduled = self.epsilon.value_at(self.env_steps);
+        match self.learner.config.per_env_epsilon {
             None => scheduled,
             Some(p) => scheduled.max(p.rate(i, self.envs.len())),
         }

@@ -4,6 +4,7 @@
 //! partly cancel, so the average ranks moves more reliably than any one
 //! view.
 
+use super::env::symmetries_of;
 use super::{DqnEnv, QNetwork, masked_argmax};
 use crate::Result;
 use minnow_autodiff::{Params, Tape};
@@ -28,14 +29,15 @@ impl SymmetricViews {
         (net, params, tape): (&QNetwork, &Params, &mut Tape),
         obs: &[f32],
     ) -> Result<&[f32]> {
-        let (inputs, outputs, views, actions) = (net.inputs(), net.actions(), E::SYMMETRIES, env.action_count());
+        let symmetries = symmetries_of(env)?;
+        let (inputs, outputs, views, actions) = (net.inputs(), net.actions(), symmetries.count(), env.action_count());
         let rows = obs.len() / inputs;
         self.obs.resize(rows * views * inputs, 0.0);
         self.actions.resize(rows * views * actions, 0);
         self.mean.resize(rows * outputs, 0.0);
         let view_rows = self.obs.chunks_exact_mut(inputs).zip(self.actions.chunks_exact_mut(actions));
         for (row, (view, view_actions)) in view_rows.enumerate() {
-            env.symmetric_view(row % views, &obs[row / views * inputs..][..inputs], view, view_actions)?;
+            symmetries.view(row % views, &obs[row / views * inputs..][..inputs], view, view_actions)?;
         }
         let mut g = tape.inference(params);
         let x = g.input(&[rows * views, inputs], &self.obs)?;

@@ -1,6 +1,6 @@
 //! The search's settings, validated before any memory is allocated.
 
-use crate::{Result, RlError};
+use crate::{Check, Result};
 use serde::{Deserialize, Serialize};
 
 /// How a simulation passes a chance node (a dice roll).
@@ -81,29 +81,15 @@ pub(crate) const NODES_PER_SIMULATION: usize = 4;
 impl MctsConfig {
     /// An error naming the first field out of range.
     pub fn validate(&self) -> Result<()> {
-        const C: &str = "MctsConfig";
-        let count = |field, expected, found: u64| RlError::InvalidCount { config: C, field, expected, found };
-        let value = |field, expected, found: f32| RlError::InvalidValue { config: C, field, expected, found };
-        if self.simulations == 0 || self.simulations > 1 << 22 {
-            return Err(count("simulations", "a value in 1..=4194304", self.simulations as u64));
-        }
-        if self.leaves_per_round == 0 || self.leaves_per_round > 1024 {
-            return Err(count("leaves_per_round", "a value in 1..=1024", self.leaves_per_round as u64));
-        }
-        if !(self.c_puct.is_finite() && self.c_puct > 0.0) {
-            return Err(value("c_puct", "a finite value > 0", self.c_puct));
-        }
-        if !(self.dirichlet_alpha.is_finite() && self.dirichlet_alpha > 0.0) {
-            return Err(value("dirichlet_alpha", "a finite value > 0", self.dirichlet_alpha));
-        }
-        if !(0.0..=1.0).contains(&self.dirichlet_fraction) {
-            return Err(value("dirichlet_fraction", "a value in [0, 1]", self.dirichlet_fraction));
-        }
-        if self.gumbel_considered > 4096 {
-            return Err(count("gumbel_considered", "a value in 0..=4096", self.gumbel_considered as u64));
-        }
+        let check = Check("MctsConfig");
+        check.count_in("simulations", "a value in 1..=4194304", self.simulations as u64, 1, 1 << 22)?;
+        check.count_in("leaves_per_round", "a value in 1..=1024", self.leaves_per_round as u64, 1, 1024)?;
+        check.positive("c_puct", self.c_puct)?;
+        check.positive("dirichlet_alpha", self.dirichlet_alpha)?;
+        check.unit_closed("dirichlet_fraction", self.dirichlet_fraction)?;
+        check.count_in("gumbel_considered", "a value in 0..=4096", self.gumbel_considered as u64, 0, 4096)?;
         if !(self.fpu_reduction.is_finite() && (0.0..=2.0).contains(&self.fpu_reduction)) {
-            return Err(value("fpu_reduction", "a value in [0, 2]", self.fpu_reduction));
+            return Err(check.value("fpu_reduction", "a value in [0, 2]", self.fpu_reduction).into());
         }
         Ok(())
     }
@@ -119,9 +105,5 @@ impl MctsConfig {
 /// Checks a move-selection temperature: finite and >= 0 (0 plays the
 /// most visited move).
 pub fn check_temperature(config: &'static str, field: &'static str, t: f32) -> Result<()> {
-    if t.is_finite() && t >= 0.0 {
-        Ok(())
-    } else {
-        Err(RlError::InvalidValue { config, field, expected: "a finite value >= 0", found: t })
-    }
+    Ok(Check(config).non_negative(field, t)?)
 }

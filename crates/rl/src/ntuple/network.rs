@@ -1,7 +1,7 @@
 //! The n-tuple network: lookup tables in one flat buffer, each read at
 //! one or more placements (tuples of cells) of a board.
 
-use crate::{Result, RlError, state::StateSource};
+use crate::{Check, Result, RlError, state::StateSource};
 
 /// The most cells one tuple reads.
 pub const MAX_TUPLE_LENGTH: usize = 8;
@@ -30,7 +30,7 @@ pub struct NTupleNetwork {
 }
 
 fn invalid(field: &'static str, expected: &'static str, found: u64) -> RlError {
-    RlError::InvalidCount { config: "ntuple", field, expected, found }
+    Check("ntuple").count(field, expected, found).into()
 }
 
 impl NTupleNetwork {

@@ -27,15 +27,8 @@ pub struct SearchConfig {
 impl SearchConfig {
     pub fn validate(&self) -> Result<()> {
         let check = Check("SearchConfig");
-        if !(self.lambda.is_finite() && self.lambda >= 0.0) {
-            return Err(RlError::InvalidValue {
-                config: "SearchConfig",
-                field: "lambda",
-                expected: "a finite value >= 0",
-                found: self.lambda,
-            });
-        }
-        check.count_in("batch", "a batch in 1..=65536", self.batch as u64, 1, 65536)
+        check.non_negative("lambda", self.lambda)?;
+        Ok(check.count_in("batch", "a batch in 1..=65536", self.batch as u64, 1, 65536)?)
     }
 }
 

@@ -23,7 +23,7 @@ impl CostToGoConfig {
         let check = Check("CostToGoConfig");
         check.count_in("hidden", "a width in 1..=8192", self.hidden as u64, 1, 8192)?;
         check.count_in("width", "a width in 1..=8192", self.width as u64, 1, 8192)?;
-        check.count_in("blocks", "a block count in 0..=16", self.blocks as u64, 0, 16)
+        Ok(check.count_in("blocks", "a block count in 0..=16", self.blocks as u64, 0, 16)?)
     }
 
     /// Parameters `j.stem`, `j.stem_norm`, `j.trunk`, `j.trunk_norm`,

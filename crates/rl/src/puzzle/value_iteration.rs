@@ -52,7 +52,7 @@ impl ValueIterationConfig {
         check.positive("final_lr", self.final_lr)?;
         check.count_in("target.check_every", "at least 1 step", self.target.check_every, 1, u64::MAX)?;
         check.count_in("target.max_age", "at least 1 step", self.target.max_age, 1, u64::MAX)?;
-        check.positive("target.loss_below", self.target.loss_below)
+        Ok(check.positive("target.loss_below", self.target.loss_below)?)
     }
 
     /// The learning rate at step `step`.
@@ -107,7 +107,7 @@ impl ValueIteration {
     pub fn new(config: &ValueIterationConfig, observation_size: usize, moves: usize) -> Result<Self> {
         config.validate()?;
         if moves == 0 {
-            return Err(Check("ValueIteration").count("moves", "at least 1 move", 0));
+            return Err(Check("ValueIteration").count("moves", "at least 1 move", 0).into());
         }
         let mut rng = Pcg64Mcg::seed_from_u64(config.seed ^ 0xdeeb_c0be_a000);
         let mut online = Params::new();

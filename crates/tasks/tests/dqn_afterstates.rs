@@ -3,12 +3,13 @@
 
 use minnow_envs::{BoardEncoding, CartPole, CartPoleConfig, Cube2, Cube2Config, Env, Game2048, Game2048Config};
 use minnow_rl::RlError;
-use minnow_rl::dqn::eval::evaluate_2048;
-use minnow_rl::dqn::{DqnConfig, DqnEnv, DqnRun};
+use minnow_rl::dqn::{AfterstateModel, DqnConfig, DqnRun, MemoryConfig, QNetworkConfig};
+use minnow_tasks::eval::evaluate_2048;
+use minnow_tasks::{CartPoleDqn, CubeDqn, Game2048Dqn};
 use rand::{Rng, SeedableRng};
 
-fn game() -> Game2048 {
-    Game2048::new(Game2048Config::default()).unwrap()
+fn game() -> Game2048Dqn {
+    Game2048Dqn(Game2048::new(Game2048Config::default()).unwrap())
 }
 
 /// The model's afterstates are the stepped boards before their spawn:
@@ -50,9 +51,9 @@ fn game2048_afterstates_match_the_environment() {
 #[test]
 fn afterstates_need_a_model_and_one_step_targets() {
     let config = DqnConfig { afterstates: true, n_step: 1, ..DqnConfig::default() };
-    let err = DqnRun::new(&config, CartPole::new(CartPoleConfig::default()).unwrap()).unwrap_err();
+    let err = DqnRun::new(&config, CartPoleDqn(CartPole::new(CartPoleConfig::default()).unwrap())).unwrap_err();
     assert!(matches!(err, RlError::NoModel { env: "cartpole", option: "afterstates", .. }), "{err}");
-    let cube = Cube2::new(Cube2Config::default()).unwrap();
+    let cube = CubeDqn(Cube2::new(Cube2Config::default()).unwrap());
     assert!(matches!(DqnRun::new(&config, cube).unwrap_err(), RlError::NoModel { env: "cube2", .. }));
     for (field, bad) in [
         ("n_step", DqnConfig { n_step: 3, ..config.clone() }),
@@ -63,15 +64,15 @@ fn afterstates_need_a_model_and_one_step_targets() {
     }
 }
 
-fn short_run(gamma: f32) -> DqnRun<Game2048> {
+fn short_run(gamma: f32) -> DqnRun<Game2048Dqn> {
     let config = DqnConfig {
         afterstates: true,
         n_step: 1,
         gamma,
         seed: 1,
-        hidden: vec![64],
+        network: QNetworkConfig { hidden: vec![64], ..QNetworkConfig::default() },
         batch_size: 64,
-        replay_capacity: 20_000,
+        replay: MemoryConfig { capacity: 20_000, ..MemoryConfig::default() },
         learning_starts: 1_000,
         num_envs: 16,
         reward_scale: 1.0 / 64.0,

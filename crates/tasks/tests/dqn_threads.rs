@@ -4,20 +4,21 @@
 
 use minnow_arena::{CountingAlloc, count_allocations};
 use minnow_envs::{Cube2, Cube2Config};
-use minnow_rl::dqn::{DqnConfig, DqnRun};
+use minnow_rl::dqn::{DqnConfig, DqnRun, MemoryConfig, QNetworkConfig};
+use minnow_tasks::CubeDqn;
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
 
 #[test]
 fn two_threads_match_one_and_allocate_nothing() {
-    let env = Cube2::new(Cube2Config { scramble_depth: 4, max_steps: 8, ..Cube2Config::default() }).unwrap();
+    let env = CubeDqn(Cube2::new(Cube2Config { scramble_depth: 4, max_steps: 8, ..Cube2Config::default() }).unwrap());
     // Large enough that every product splits (256 x 144 x 512 and up).
     let config = |threads| DqnConfig {
         threads,
-        hidden: vec![512, 256],
+        network: QNetworkConfig { hidden: vec![512, 256], ..QNetworkConfig::default() },
         batch_size: 256,
-        replay_capacity: 5_000,
+        replay: MemoryConfig { capacity: 5_000, ..MemoryConfig::default() },
         learning_starts: 512,
         num_envs: 64,
         n_step: 1,

@@ -1,11 +1,10 @@
 //! Supervised pretraining of a cube Q network from the exact BFS distances
 //! (an option, reported apart from reinforcement learning alone).
 
-use super::DqnLearner;
-use crate::Result;
 use minnow_envs::cube2::{MOVE_COUNT, OBSERVATION_SIZE};
 use minnow_envs::{CubeDistances, CubeState};
-use minnow_optim::Optimizer;
+use minnow_rl::Result;
+use minnow_rl::dqn::DqnLearner;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -32,7 +31,7 @@ pub fn pretrain_cube(
     seed: u64,
 ) -> Result<f32> {
     let table = CubeDistances::get();
-    let gamma = learner.config.gamma as f64;
+    let gamma = learner.config().gamma as f64;
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
     let (mut obs, mut targets) = (vec![0.0; batch * OBSERVATION_SIZE], vec![0.0; batch * MOVE_COUNT]);
     let mut loss = f32::NAN;
@@ -52,15 +51,8 @@ pub fn pretrain_cube(
                 };
             }
         }
-        learner.online.zero_grads();
-        let mut g = learner.tape.graph(&mut learner.online);
-        let x = g.input(&[batch, OBSERVATION_SIZE], &obs)?;
-        let q = learner.net.forward(&mut g, x)?;
-        let l = g.mse(q, &targets, None)?;
-        loss = g.scalar(l);
-        g.backward(l)?;
-        learner.adam.step(&mut learner.online)?;
+        loss = learner.regress(&obs, &targets)?;
     }
-    learner.target.copy_values_from(&learner.online)?;
+    learner.sync_target()?;
     Ok(loss)
 }

@@ -1,0 +1,51 @@
+//! The shipped environments of `minnow-envs` as reinforcement-learning
+//! tasks, on the generic machinery of `minnow-rl`:
+//!
+//! - DQN adapters: [`CubeDqn`] (a curriculum on the scramble depth, the
+//!   cube's moves as a model, its 48 symmetric views), [`Game2048Dqn`]
+//!   (afterstates, the board's 8 views) and [`CartPoleDqn`] (success is
+//!   balancing to the time limit). Each wraps its environment and
+//!   implements `minnow-rl`'s [`DqnEnv`](minnow_rl::dqn::DqnEnv) and
+//!   capability traits.
+//! - [`presets`]: the tuned DQN configs of `cargo xtask train dqn-*`.
+//! - [`pretrain_cube`]: supervised pretraining from the cube's exact
+//!   distances.
+//! - [`eval`]: the task evaluations (cube positions by true distance,
+//!   seeded 2048 games).
+//!
+//! Above this crate, `xtask` presents the tasks; below it, `minnow-rl`
+//! names no environment.
+//!
+//! The cube's model agrees with turning the cube:
+//!
+//! ```
+//! use minnow_envs::{Cube2, Cube2Config, Env};
+//! use minnow_rl::dqn::DqnEnv;
+//! use minnow_tasks::CubeDqn;
+//!
+//! let mut env = CubeDqn(Cube2::new(Cube2Config { scramble_depth: 3, ..Cube2Config::default() })?);
+//! env.reset(7);
+//! let mut obs = vec![0.0; env.observation_size()];
+//! env.observe(&mut obs);
+//! let (mut next, mut rewards, mut terminal) = (vec![0.0; 6 * obs.len()], [0.0; 6], [0.0; 6]);
+//! env.model().expect("the cube has a model").successors(&obs, &mut next, &mut rewards, &mut terminal)?;
+//! env.step(2)?;
+//! env.observe(&mut obs);
+//! assert_eq!(&next[2 * obs.len()..3 * obs.len()], &obs[..]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![warn(missing_docs)]
+
+mod cartpole;
+mod cube;
+pub mod eval;
+mod game2048;
+pub mod presets;
+mod pretrain;
+mod wrap;
+
+pub use cartpole::CartPoleDqn;
+pub use cube::CubeDqn;
+pub use game2048::Game2048Dqn;
+pub use pretrain::pretrain_cube;
