@@ -126,6 +126,10 @@ fn learns_a_small_checkerboard() {
         ca_steps: 10,
         seed: 2,
         train_steps: 260,
+        // Kept cheap for a debug build: two members, no repairs on the
+        // damaged 64x64 grids.
+        population: 2,
+        repair: minnow_logic::RepairConfig { damaged_grids: 0, ..Default::default() },
         ..CheckerboardConfig::default()
     };
     let trained = minnow_logic::train_checkerboard(&config, |_| std::ops::ControlFlow::Continue(())).unwrap();
