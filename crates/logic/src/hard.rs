@@ -241,6 +241,27 @@ impl BitGrid {
         }
     }
 
+    /// Zeroes every channel of the cells set in `mask` (one channel, the
+    /// same size): damage as word operations, for repeated use.
+    #[track_caller]
+    pub fn clear_where(&mut self, mask: &BitGrid) {
+        assert!(
+            (mask.height, mask.width, mask.channels) == (self.height, self.width, 1),
+            "BitGrid::clear_where: expected a {}x{}x1 mask, found {}x{}x{}",
+            self.height,
+            self.width,
+            mask.height,
+            mask.width,
+            mask.channels
+        );
+        let plane = self.height * self.words_per_row;
+        for words in self.bits.chunks_exact_mut(plane) {
+            for (w, &m) in words.iter_mut().zip(&mask.bits) {
+                *w &= !m;
+            }
+        }
+    }
+
     /// Zeroes every channel of the cells in rows `rows` and columns `cols`
     /// (clipped to the grid): damage, for robustness checks.
     pub fn clear_rect(&mut self, rows: std::ops::Range<usize>, cols: std::ops::Range<usize>) {

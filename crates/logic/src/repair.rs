@@ -9,6 +9,13 @@
 //! alternatives the logits rank closest to the argmax first, and keep a
 //! change only if the hard circuit then gets strictly fewer cells wrong on
 //! a fixed set of grids. A repair never makes the circuit worse on its set.
+//!
+//! A circuit right on every grid of its training size can still fail on
+//! larger grids or after damage, which the keeper checks. A repair can
+//! carry a second set of such grids ([`Repair::then`]): once the circuit
+//! gets its first set right, the search goes on, keeping a change only if
+//! the first set stays right and the second gets strictly fewer cells
+//! wrong.
 
 use crate::ca::{Boundary, Circuit, LogicCa, TAPS};
 use crate::gates::{OPS, argmax, op_bit};
@@ -24,6 +31,15 @@ pub struct RepairSet {
     targets: Vec<BitGrid>,
     /// `steps` masks per grid (grid-major), or none (synchronous).
     fires: Vec<BitGrid>,
+    steps: usize,
+    damage: Option<Damage>,
+}
+
+/// Cells zeroed in every channel after each of the first `steps` steps.
+#[derive(Clone, Debug)]
+struct Damage {
+    /// One channel, a grid's size.
+    mask: BitGrid,
     steps: usize,
 }
 
@@ -45,7 +61,25 @@ impl RepairSet {
             starts.len() * steps,
             fires.len()
         );
-        Self { starts, targets, fires, steps }
+        Self { starts, targets, fires, steps, damage: None }
+    }
+
+    /// The set with the cells of `mask` (one channel, a grid's size)
+    /// zeroed in every channel after each of the first `steps` steps, as
+    /// the damage check does.
+    #[track_caller]
+    pub fn damaged(self, mask: BitGrid, steps: usize) -> Self {
+        let first = &self.starts[0];
+        assert!(
+            (mask.height(), mask.width(), mask.channels()) == (first.height(), first.width(), 1),
+            "RepairSet::damaged: expected a {}x{}x1 mask, found {}x{}x{}",
+            first.height(),
+            first.width(),
+            mask.height(),
+            mask.width(),
+            mask.channels()
+        );
+        Self { damage: Some(Damage { mask, steps }), ..self }
     }
 
     /// Channel-0 cells over every grid of the set.
@@ -60,6 +94,10 @@ pub struct RepairOutcome {
     /// Channel-0 cells wrong on the set before and after.
     pub errors_before: usize,
     pub errors_after: usize,
+    /// Channel-0 cells wrong on the second set ([`Repair::then`]) before
+    /// and after its search, if the circuit got the first set right.
+    pub then_before: Option<usize>,
+    pub then_after: Option<usize>,
     /// Gates whose op changed.
     pub changes: usize,
     /// Candidate circuits scored.
@@ -78,6 +116,9 @@ struct Packed {
     used: Vec<BitGrid>,
     /// `steps` masks per packed grid, or none.
     fires: Vec<BitGrid>,
+    /// The damage mask of each packed grid (every block's), or none.
+    damage: Vec<BitGrid>,
+    damage_steps: usize,
 }
 
 impl Packed {
@@ -97,7 +138,14 @@ impl Packed {
             down = n.div_ceil(across);
         }
         let per = across * down;
-        let mut packed = Self { starts: Vec::new(), targets: Vec::new(), used: Vec::new(), fires: Vec::new() };
+        let mut packed = Self {
+            starts: Vec::new(),
+            targets: Vec::new(),
+            used: Vec::new(),
+            fires: Vec::new(),
+            damage: Vec::new(),
+            damage_steps: set.damage.as_ref().map_or(0, |d| d.steps),
+        };
         for first in (0..n).step_by(per) {
             let grids = first..(first + per).min(n);
             let (mut start, mut target) =
@@ -117,11 +165,78 @@ impl Packed {
                     packed.fires.push(fire);
                 }
             }
+            if let Some(damage) = &set.damage {
+                let mut mask = BitGrid::tiled(h, w, down, across, 1);
+                for b in 0..grids.len() {
+                    mask.put_block(b, &damage.mask);
+                }
+                packed.damage.push(mask);
+            }
             packed.starts.push(start);
             packed.targets.push(target);
             packed.used.push(used);
         }
         packed
+    }
+
+    /// Channel-0 cells `program` gets wrong on the packed grids after
+    /// `steps` steps, counted until `limit` (a count at `limit` means "at
+    /// least"); `grid` and `next` are buffers of a packed grid's shape.
+    fn errors(
+        &self,
+        program: &HardProgram,
+        steps: usize,
+        limit: usize,
+        (grid, next, scratch): (&mut BitGrid, &mut BitGrid, &mut HardScratch),
+    ) -> usize {
+        let mut errors = 0;
+        for (g, (start, (target, used))) in self.starts.iter().zip(self.targets.iter().zip(&self.used)).enumerate() {
+            grid.copy_from(start);
+            for t in 0..steps {
+                program.step(grid, next, scratch);
+                if !self.fires.is_empty() {
+                    next.keep_unfired(grid, &self.fires[g * steps + t]);
+                }
+                if t < self.damage_steps {
+                    next.clear_where(&self.damage[g]);
+                }
+                std::mem::swap(grid, next);
+            }
+            errors += grid
+                .plane(0)
+                .iter()
+                .zip(target.plane(0))
+                .zip(used.plane(0))
+                .map(|((a, b), u)| ((a ^ b) & u).count_ones() as usize)
+                .sum::<usize>();
+            if errors >= limit {
+                return limit;
+            }
+        }
+        errors
+    }
+}
+
+/// A set as the search scores it, with buffers of its packed shape.
+#[derive(Clone, Debug)]
+struct Scored {
+    set: RepairSet,
+    packed: Packed,
+    grid: BitGrid,
+    next: BitGrid,
+    scratch: HardScratch,
+}
+
+impl Scored {
+    fn new(set: RepairSet, circuit: &Circuit, boundary: Boundary) -> Self {
+        let packed = Packed::new(&set, boundary);
+        let grid = packed.starts[0].clone();
+        Self { packed, next: grid.clone(), grid, scratch: HardScratch::with_slots(circuit.rows), set }
+    }
+
+    fn errors(&mut self, program: &HardProgram, limit: usize) -> usize {
+        let buffers = (&mut self.grid, &mut self.next, &mut self.scratch);
+        self.packed.errors(program, self.set.steps, limit, buffers)
     }
 }
 
@@ -129,8 +244,9 @@ impl Packed {
 /// after the first allocates nothing.
 #[derive(Clone, Debug)]
 pub struct Repair {
-    set: RepairSet,
-    packed: Packed,
+    first: Scored,
+    /// The second set and its budget of candidates ([`Repair::then`]).
+    then: Option<(Scored, usize)>,
     boundary: Boundary,
     program: HardProgram,
     ops: Vec<u8>,
@@ -139,18 +255,14 @@ pub struct Repair {
     live_channels: Vec<bool>,
     /// (margin of the op's logit below the gate's largest, gate, op).
     candidates: Vec<(f32, u32, u8)>,
-    grid: BitGrid,
-    next: BitGrid,
-    scratch: HardScratch,
 }
 
 impl Repair {
     /// A repair of circuits like `circuit` on `set`.
     pub fn new(set: RepairSet, circuit: &Circuit, boundary: Boundary) -> Self {
-        let packed = Packed::new(&set, boundary);
-        let grid = packed.starts[0].clone();
         Self {
-            packed,
+            first: Scored::new(set, circuit, boundary),
+            then: None,
             boundary,
             // Built unpruned first, the largest it can be, so later rebuilds
             // reuse its capacity.
@@ -160,16 +272,21 @@ impl Repair {
             live_params: vec![false; circuit.params],
             live_channels: vec![false; circuit.channels],
             candidates: Vec::with_capacity(circuit.params * (OPS - 1)),
-            next: grid.clone(),
-            grid,
-            scratch: HardScratch::with_slots(circuit.rows),
-            set,
         }
+    }
+
+    /// The repair with a second set, searched with up to `evaluations`
+    /// more candidates once a circuit gets every cell of the first set
+    /// right: a change is kept only if the first set stays right and the
+    /// second gets strictly fewer cells wrong.
+    pub fn then(self, set: RepairSet, circuit: &Circuit, evaluations: usize) -> Self {
+        let then = Some((Scored::new(set, circuit, self.boundary), evaluations));
+        Self { then, ..self }
     }
 
     /// The set circuits are scored on.
     pub fn set(&self) -> &RepairSet {
-        &self.set
+        &self.first.set
     }
 
     /// The ops of the last repair's result.
@@ -180,7 +297,14 @@ impl Repair {
     /// Channel-0 cells the circuit `ops` gets wrong on the set.
     pub fn errors(&mut self, circuit: &Circuit, ops: &[u8]) -> usize {
         self.program.rebuild(circuit, ops, self.boundary, Prune::Channel0);
-        self.count_errors(usize::MAX)
+        self.first.errors(&self.program, usize::MAX)
+    }
+
+    /// Channel-0 cells the circuit `ops` gets wrong on the second set
+    /// (none without one).
+    pub fn then_errors(&mut self, circuit: &Circuit, ops: &[u8]) -> Option<usize> {
+        self.program.rebuild(circuit, ops, self.boundary, Prune::Channel0);
+        self.then.as_mut().map(|(then, _)| then.errors(&self.program, usize::MAX))
     }
 
     /// Hill-climbs from `ca`'s argmax circuit: for each candidate (gate,
@@ -188,7 +312,9 @@ impl Repair {
     /// reads, keeps the change if the circuit then gets strictly fewer
     /// cells wrong; passes over the candidates until a pass changes
     /// nothing, no cell is wrong, or `max_evaluations` circuits have been
-    /// scored. The result is in [`ops`](Self::ops).
+    /// scored; then, if no cell is wrong and there is a second set
+    /// ([`then`](Self::then)), the same search on it. The result is in
+    /// [`ops`](Self::ops).
     pub fn run(&mut self, ca: &LogicCa, max_evaluations: usize) -> RepairOutcome {
         let circuit = ca.circuit();
         ca.hard_ops(&mut self.ops);
@@ -206,13 +332,37 @@ impl Repair {
         // on every machine.
         self.candidates.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then((x.1, x.2).cmp(&(y.1, y.2))));
         self.program.rebuild(circuit, &self.ops, self.boundary, Prune::Channel0);
-        let errors_before = self.count_errors(usize::MAX);
-        let (mut best, mut changes, mut evaluations) = (errors_before, 0, 0);
+        let errors_before = self.first.errors(&self.program, usize::MAX);
+        let mut evaluations = 0;
+        let errors_after = self.climb(circuit, errors_before, max_evaluations, &mut evaluations, false);
+        let (mut then_before, mut then_after) = (None, None);
+        if let Some((_, budget)) = self.then
+            && errors_after == 0
+        {
+            self.program.rebuild(circuit, &self.ops, self.boundary, Prune::Channel0);
+            let before = self.then.as_mut().map_or(0, |(then, _)| then.errors(&self.program, usize::MAX));
+            then_before = Some(before);
+            then_after = Some(self.climb(circuit, before, evaluations + budget, &mut evaluations, true));
+        }
+        // A gate changed twice counts once.
+        let mut changes = 0;
+        for p in 0..circuit.params {
+            changes += (self.ops[p] != argmax(ca.logits(p))) as usize;
+        }
+        RepairOutcome { errors_before, errors_after, then_before, then_after, changes, evaluations }
+    }
+
+    /// Passes over the candidates from the current ops, keeping a change
+    /// if it gets strictly fewer cells wrong than `best` (on the first set,
+    /// or with `then` on the second while the first stays right), until a
+    /// pass changes nothing, no cell is wrong or `evaluations` reaches
+    /// `max`; returns the cells still wrong.
+    fn climb(&mut self, circuit: &Circuit, mut best: usize, max: usize, evaluations: &mut usize, then: bool) -> usize {
         self.mark_live(circuit);
         'passes: loop {
             let mut improved = false;
             for i in 0..self.candidates.len() {
-                if best == 0 || evaluations >= max_evaluations {
+                if best == 0 || *evaluations >= max {
                     break 'passes;
                 }
                 let (_, p, op) = self.candidates[i];
@@ -223,11 +373,19 @@ impl Repair {
                 }
                 self.ops[p] = op;
                 self.program.rebuild(circuit, &self.ops, self.boundary, Prune::Channel0);
-                evaluations += 1;
-                let errors = self.count_errors(best);
+                *evaluations += 1;
+                let errors = match &mut self.then {
+                    Some((second, _)) if then => {
+                        if self.first.errors(&self.program, 1) > 0 {
+                            best
+                        } else {
+                            second.errors(&self.program, best)
+                        }
+                    }
+                    _ => self.first.errors(&self.program, best),
+                };
                 if errors < best {
                     best = errors;
-                    changes += 1;
                     improved = true;
                     self.mark_live(circuit);
                 } else {
@@ -238,47 +396,7 @@ impl Repair {
                 break;
             }
         }
-        // `changes` counts accepted steps; a gate changed twice counts once.
-        let changed = {
-            let mut n = 0;
-            for p in 0..circuit.params {
-                n += (self.ops[p] != argmax(ca.logits(p))) as usize;
-            }
-            n
-        };
-        debug_assert!(changed <= changes);
-        RepairOutcome { errors_before, errors_after: best, changes: changed, evaluations }
-    }
-
-    /// Channel-0 cells the current program gets wrong on the set, counted
-    /// until `limit` (a count at `limit` means "at least").
-    fn count_errors(&mut self, limit: usize) -> usize {
-        let (packed, steps) = (&self.packed, self.set.steps);
-        let mut errors = 0;
-        for (g, (start, (target, used))) in
-            packed.starts.iter().zip(packed.targets.iter().zip(&packed.used)).enumerate()
-        {
-            self.grid.copy_from(start);
-            for t in 0..steps {
-                self.program.step(&self.grid, &mut self.next, &mut self.scratch);
-                if !packed.fires.is_empty() {
-                    self.next.keep_unfired(&self.grid, &packed.fires[g * steps + t]);
-                }
-                std::mem::swap(&mut self.grid, &mut self.next);
-            }
-            errors += self
-                .grid
-                .plane(0)
-                .iter()
-                .zip(target.plane(0))
-                .zip(used.plane(0))
-                .map(|((a, b), u)| ((a ^ b) & u).count_ones() as usize)
-                .sum::<usize>();
-            if errors >= limit {
-                return limit;
-            }
-        }
-        errors
+        best
     }
 
     /// The gates whose output channel 0 reads (over any number of steps)

@@ -99,6 +99,13 @@ pub enum Disturbance {
     },
 }
 
+/// The rows and columns of [`Disturbance::Damage`]'s `side x side` centre
+/// square on a `height x width` grid.
+pub fn damage_rect(height: usize, width: usize, side: usize) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+    let centre = |n: usize| (n / 2).saturating_sub(side / 2)..n / 2 + side.div_ceil(2);
+    (centre(height), centre(width))
+}
+
 /// Share of channel-0 cells equal to the checkerboard after `steps` steps
 /// of `program` from `trials` random `height x width` grids (seeded),
 /// with a disturbance.
@@ -159,9 +166,7 @@ impl HardRollout {
             Disturbance::None => {}
             Disturbance::Damage { side, steps } => {
                 if t < steps {
-                    let (h, w) = (self.next.height(), self.next.width());
-                    let rows = (h / 2).saturating_sub(side / 2)..h / 2 + side.div_ceil(2);
-                    let cols = (w / 2).saturating_sub(side / 2)..w / 2 + side.div_ceil(2);
+                    let (rows, cols) = damage_rect(self.next.height(), self.next.width(), side);
                     self.next.clear_rect(rows, cols);
                 }
             }

@@ -94,7 +94,7 @@ fn training_steps_allocate_nothing_after_warm_up() {
     // scoring, the write-back); none finds a 100% circuit this early.
     let config = CheckerboardConfig {
         ca_steps: 2,
-        repair: minnow_logic::RepairConfig { every: 1, from: 0.0, grids: 2, evaluations: 40 },
+        repair: minnow_logic::RepairConfig { every: 1, from: 0.0, grids: 2, evaluations: 40, ..Default::default() },
         ..CheckerboardConfig::default()
     };
     let mut population = minnow_logic::Population::new(&config).unwrap();
@@ -123,4 +123,53 @@ fn training_steps_allocate_nothing_after_warm_up() {
         }
     });
     assert_eq!(global.allocations, 0, "hard steps: {} bytes", global.bytes);
+
+    repairs_on_a_damaged_set_allocate_nothing();
+}
+
+/// A repair that goes on to its second, damaged set (a circuit right on a
+/// set of its own outputs, wrong on the checkerboard) allocates nothing
+/// after its first run. Called from the test above: the global count
+/// would see another test's allocations if they ran side by side.
+fn repairs_on_a_damaged_set_allocate_nothing() {
+    use minnow_logic::repair::{Repair, RepairSet};
+    let config = minnow_logic::LogicCaConfig { height: 8, width: 8, ..Default::default() };
+    let ca = minnow_logic::LogicCa::new(&config, 5).unwrap();
+    let mut rng = rand_pcg::Pcg64::seed_from_u64(6);
+    let mut start = BitGrid::new(8, 8, config.channels);
+    start.fill_random(|| rng.random());
+    // The target: channel 0 after the circuit's own 3 steps.
+    let mut ops = vec![0; ca.circuit().params];
+    ca.hard_ops(&mut ops);
+    let program = minnow_logic::HardProgram::new(ca.circuit(), &ops, config.boundary, minnow_logic::Prune::None);
+    let (mut a, mut b, mut scratch) = (start.clone(), start.clone(), HardScratch::default());
+    for _ in 0..3 {
+        program.step(&a, &mut b, &mut scratch);
+        std::mem::swap(&mut a, &mut b);
+    }
+    let mut target = BitGrid::new(8, 8, 1);
+    for i in 0..64 {
+        target.set(0, i / 8, i % 8, a.get(0, i / 8, i % 8));
+    }
+    let first = RepairSet::new(vec![start], vec![target], Vec::new(), 3);
+    let mut checkerboard = BitGrid::new(32, 32, 1);
+    checkerboard.load(&minnow_logic::train::checkerboard(32, 32));
+    let starts: Vec<BitGrid> = (0..2)
+        .map(|_| {
+            let mut g = BitGrid::new(32, 32, config.channels);
+            g.fill_random(|| rng.random());
+            g
+        })
+        .collect();
+    let mut mask = BitGrid::new(32, 32, 1);
+    mask.set(0, 16, 16, true);
+    let damaged = RepairSet::new(starts, vec![checkerboard; 2], Vec::new(), 6).damaged(mask, 3);
+    let mut repair = Repair::new(first, ca.circuit(), config.boundary).then(damaged, ca.circuit(), 30);
+    let warm = repair.run(&ca, 100);
+    assert_eq!(warm.errors_before, 0, "{warm:?}");
+    assert!(warm.then_before.is_some_and(|e| e > 0), "{warm:?}");
+    let (outcome, _, global) = count_allocations(|| repair.run(&ca, 100));
+    assert_eq!(outcome, warm);
+    assert!(outcome.evaluations > 0, "{outcome:?}");
+    assert_eq!(global.allocations, 0, "repairs on a damaged set: {} bytes", global.bytes);
 }

@@ -1,6 +1,7 @@
 //! The discrete repair: it never makes a circuit worse on its set, it
 //! finds a broken gate the logits rank as a close second, it reproduces,
-//! and its config is checked.
+//! a second (damaged) set fixes what the first cannot see, and its config
+//! is checked.
 
 use minnow_logic::repair::{Repair, RepairSet, write_op};
 use minnow_logic::train::repair_set;
@@ -90,6 +91,86 @@ fn finds_a_broken_gate_ranked_second() {
     assert_eq!(repair.ops(), &truth_ops[..]);
 }
 
+/// A gate broken so that the first set cannot see it (its grids run one
+/// step) but the second can (more steps, larger grids, damage): a repair
+/// with only the first set has nothing to do; with the second it finds
+/// the gate's true op, the logits' close second, and keeps the first set
+/// right.
+#[test]
+fn a_second_set_fixes_what_the_first_cannot_see() {
+    let config = small();
+    // A wiring where channel 0 reads other channels (a random circuit
+    // often reads only itself, and then one step sees every change).
+    let mut ca = LogicCa::new(&config, 30).unwrap();
+    let truth_ops = random_ops(&mut ca, 31);
+    let truth = HardProgram::new(ca.circuit(), &truth_ops, Boundary::Zero, Prune::None);
+    let first = set_of(&truth, &config, 1, 1, 23);
+    let large = LogicCaConfig { height: 16, width: 16, ..config.clone() };
+    let mut mask = BitGrid::new(16, 16, 1);
+    for r in 6..10 {
+        for c in 6..10 {
+            mask.set(0, r, c, true);
+        }
+    }
+    let damaged = {
+        // Targets from the truth run with the same damage.
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(24);
+        let (mut starts, mut targets) = (Vec::new(), Vec::new());
+        let mut scratch = HardScratch::default();
+        for _ in 0..3 {
+            let mut start = BitGrid::new(16, 16, large.channels);
+            start.fill_random(|| rng.random());
+            let (mut a, mut b) = (start.clone(), start.clone());
+            for t in 0..6 {
+                truth.step(&a, &mut b, &mut scratch);
+                if t < 3 {
+                    b.clear_rect(6..10, 6..10);
+                }
+                std::mem::swap(&mut a, &mut b);
+            }
+            let mut target = BitGrid::new(16, 16, 1);
+            for i in 0..256 {
+                target.set(0, i / 16, i % 16, a.get(0, i / 16, i % 16));
+            }
+            starts.push(start);
+            targets.push(target);
+        }
+        RepairSet::new(starts, targets, Vec::new(), 6).damaged(mask, 3)
+    };
+    let mut repair = Repair::new(first.clone(), ca.circuit(), Boundary::Zero).then(damaged, ca.circuit(), 10_000);
+    assert_eq!(repair.errors(ca.circuit(), &truth_ops), 0);
+    assert_eq!(repair.then_errors(ca.circuit(), &truth_ops), Some(0));
+    let mut broken = truth_ops.clone();
+    let p = (0..broken.len() * 15)
+        .find_map(|k| {
+            let p = k / 15;
+            broken[p] = (truth_ops[p] + 1 + (k % 15) as u8) % 16;
+            let hidden = repair.errors(ca.circuit(), &broken) == 0
+                && repair.then_errors(ca.circuit(), &broken).is_some_and(|e| e > 0);
+            if !hidden {
+                broken[p] = truth_ops[p];
+            }
+            hidden.then_some(p)
+        })
+        .expect("some gate matters only beyond the first set");
+    let offset = ca.logit_offsets()[p];
+    let logits = &mut ca.params_mut().values_mut()[offset..offset + 16];
+    logits[broken[p] as usize] = 20.0;
+    logits[truth_ops[p] as usize] = 19.5;
+
+    let mut alone = Repair::new(first, ca.circuit(), Boundary::Zero);
+    let outcome = alone.run(&ca, 10_000);
+    assert_eq!((outcome.errors_before, outcome.evaluations, outcome.then_before), (0, 0, None), "{outcome:?}");
+    assert_eq!(alone.ops(), &broken[..]);
+
+    let outcome = repair.run(&ca, 10_000);
+    assert_eq!((outcome.errors_before, outcome.errors_after), (0, 0), "{outcome:?}");
+    assert!(outcome.then_before.is_some_and(|e| e > 0), "{outcome:?}");
+    assert_eq!(outcome.then_after, Some(0), "{outcome:?}");
+    assert_eq!(outcome.evaluations, 1, "the close second is tried first: {outcome:?}");
+    assert_eq!(repair.ops(), &truth_ops[..]);
+}
+
 #[test]
 fn never_makes_a_circuit_worse_and_reproduces() {
     let config = CheckerboardConfig {
@@ -146,17 +227,20 @@ fn repair_config_errors_name_the_key() {
         (r#"{"repair": {"evaluations": 0}}"#, "repair.evaluations"),
         (r#"{"repair": {"from": 1.5}}"#, "repair.from"),
         (r#"{"repair": {"every": 5, "tries": 3}}"#, "tries"),
+        (r#"{"repair": {"damaged_evaluations": 0}}"#, "repair.damaged_evaluations"),
+        (r#"{"variant": "async", "repair": {"every": 5, "damaged_grids": 1}}"#, "repair.damaged_grids"),
     ] {
         let err = CheckerboardConfig::from_json(json).unwrap_err().to_string();
         assert!(err.contains(key), "{json}: {err}");
     }
     // Off, the other keys are not checked.
     CheckerboardConfig::from_json(r#"{"repair": {"every": 0, "grids": 0}}"#).unwrap();
+    CheckerboardConfig::from_json(r#"{"repair": {"damaged_grids": 0, "damaged_evaluations": 0}}"#).unwrap();
 }
 
 /// Scored packed (several grids per tiled grid, the last pack part
 /// empty), a circuit gets exactly the errors of its grids run one by one,
-/// synchronously and with fire masks.
+/// synchronously, with fire masks and with damage.
 #[test]
 fn packed_scoring_counts_each_grid_as_run_alone() {
     let config = LogicCaConfig { height: 16, width: 16, ..small() };
@@ -173,7 +257,11 @@ fn packed_scoring_counts_each_grid_as_run_alone() {
     let starts: Vec<BitGrid> = (0..grids).map(|_| random(&mut rng, config.channels)).collect();
     let targets: Vec<BitGrid> = (0..grids).map(|_| random(&mut rng, 1)).collect();
     let fires: Vec<BitGrid> = (0..grids * steps).map(|_| random(&mut rng, 1)).collect();
-    for asynchronous in [false, true] {
+    let mut mask = BitGrid::new(16, 16, 1);
+    for (r, c) in [(3, 4), (3, 5), (4, 4), (9, 12), (15, 0)] {
+        mask.set(0, r, c, true);
+    }
+    for (asynchronous, damaged) in [(false, false), (true, false), (false, true)] {
         let mut expected = 0;
         let mut scratch = HardScratch::default();
         for (g, (start, target)) in starts.iter().zip(&targets).enumerate() {
@@ -184,15 +272,23 @@ fn packed_scoring_counts_each_grid_as_run_alone() {
                 if asynchronous {
                     b.keep_unfired(&a, &fires[g * steps + t]);
                 }
+                if damaged && t < 2 {
+                    for (r, c) in [(3, 4), (3, 5), (4, 4), (9, 12), (15, 0)] {
+                        b.clear_rect(r..r + 1, c..c + 1);
+                    }
+                }
                 a = b;
             }
             expected += (0..16 * 16).filter(|&i| a.get(0, i / 16, i % 16) != target.get(0, i / 16, i % 16)).count();
         }
         let fires = if asynchronous { fires.clone() } else { Vec::new() };
-        let set = RepairSet::new(starts.clone(), targets.clone(), fires, steps);
+        let mut set = RepairSet::new(starts.clone(), targets.clone(), fires, steps);
+        if damaged {
+            set = set.damaged(mask.clone(), 2);
+        }
         let mut repair = Repair::new(set, ca.circuit(), Boundary::Zero);
         // The pruned program the search scores with computes channel 0 alike.
-        assert_eq!(repair.errors(ca.circuit(), &ops), expected, "asynchronous: {asynchronous}");
+        assert_eq!(repair.errors(ca.circuit(), &ops), expected, "asynchronous: {asynchronous}, damaged: {damaged}");
         assert!(expected > 0 && expected < grids * 256);
     }
 }
