@@ -19,9 +19,12 @@ fn train(out: &Path, config: &Path, steps: u64, resume: bool) -> Command {
 /// Starts a run that would take far longer than the test and waits until
 /// it has trained past its first metrics line.
 fn start_long_run(out: &Path, config: &Path) -> Child {
-    let child = train(out, config, 2_000_000, false).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = train(out, config, 2_000_000, false).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
     let started = Instant::now();
     while std::fs::read_to_string(out.join("metrics.jsonl")).map_or(true, |m| m.lines().count() < 2) {
+        if child.try_wait().unwrap().is_some() {
+            panic!("the run ended early: {}", finished(child).1);
+        }
         assert!(started.elapsed() < Duration::from_secs(120), "the run shows no progress");
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -53,7 +56,7 @@ fn a_signal_checkpoints_and_a_second_run_into_the_same_out_is_refused() {
     // Checkpoints only at the end: whatever is saved, the signal saved.
     std::fs::write(
         &config,
-        r#"{"dqn": {"hidden": [16], "batch_size": 8, "learning_starts": 100, "checkpoint_every": 100000000,
+        r#"{"dqn": {"network": {"hidden": [16]}, "batch_size": 8, "learning_starts": 100, "checkpoint_every": 100000000,
             "eval_every": 100000000}, "eval": {"during": 1, "last": 1}}"#,
     )
     .unwrap();
