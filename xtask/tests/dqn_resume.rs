@@ -64,5 +64,9 @@ fn dqn_resume_in_a_new_process_is_bit_identical() {
     std::fs::write(&other, r#"{"dqn": {"replay": {"capcity": 8}}}"#).unwrap();
     let refused = train(&root.join("fresh"), &other, 100, false);
     assert!(String::from_utf8_lossy(&refused.stderr).contains("replay.capcity"), "{refused:?}");
+    // Inside a tagged section too (the target update's variant fields).
+    std::fs::write(&other, r#"{"dqn": {"target": {"taus": 0.5}}}"#).unwrap();
+    let refused = train(&root.join("fresh"), &other, 100, false);
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("taus"), "{refused:?}");
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// How the target network follows the online one.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TargetUpdate {
     /// Copy the online weights every `every` gradient updates.
     Hard { every: u64 },
