@@ -49,6 +49,12 @@ fn dqn_resume_in_a_new_process_is_bit_identical() {
     let events = |dir: &Path| std::fs::metadata(dir.join("events.out.tfevents.minnow")).unwrap().len();
     assert_eq!(events(&straight), events(&interrupted));
 
+    // Another seed on --resume: refused, naming both values.
+    let mut reseeded = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    reseeded.args(["train", "dqn-cartpole", "--steps", "2400", "--resume", "--seed", "99", "--config"]);
+    let refused = reseeded.arg(&config).arg("--out").arg(&interrupted).output().unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("seed = 99"), "{refused:?}");
     // Another network shape: refused, naming the difference.
     let refused = train(&interrupted, &other, 2400, true);
     assert!(!refused.status.success());

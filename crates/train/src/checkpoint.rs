@@ -120,7 +120,7 @@ impl RunCheckpoint {
         let checkpoint = Self::read(path, task)?;
         let saved = checkpoint.inner.require_meta("config_identity")?;
         if saved != identity {
-            return Err(TrainError::ConfigMismatch { saved: saved.to_string(), current: identity.to_string() });
+            return Err(mismatch(saved, identity));
         }
         Ok(checkpoint)
     }
@@ -214,5 +214,62 @@ impl RunCheckpoint {
     /// The underlying tensors and metadata, kept.
     pub fn into_inner(self) -> Checkpoint {
         self.inner
+    }
+}
+
+/// The error for a config identity that differs from the checkpoint's:
+/// for JSON identities, the first differing key and its two values;
+/// otherwise the two identities whole.
+fn mismatch(saved: &str, current: &str) -> TrainError {
+    let parsed = (serde_json::from_str(saved), serde_json::from_str(current));
+    if let (Ok(a), Ok(b)) = parsed
+        && let Some((key, a, b)) = first_difference(&a, &b, String::new())
+    {
+        return TrainError::ConfigMismatch { saved: format!("{key} = {a}"), current: format!("{key} = {b}") };
+    }
+    TrainError::ConfigMismatch { saved: saved.to_string(), current: current.to_string() }
+}
+
+/// The first key path (`replay.capacity`) where two JSON values differ,
+/// with both values (`absent` for a missing key).
+fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: String) -> Option<(String, String, String)> {
+    use serde_json::Value::Object;
+    match (a, b) {
+        (Object(x), Object(y)) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            keys.into_iter().find_map(|k| {
+                let key = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                match (x.get(k), y.get(k)) {
+                    (Some(u), Some(v)) => first_difference(u, v, key),
+                    (u, v) => {
+                        let show = |w: Option<&serde_json::Value>| w.map_or("absent".to_string(), |w| w.to_string());
+                        Some((key, show(u), show(v)))
+                    }
+                }
+            })
+        }
+        _ if a == b => None,
+        _ => Some((if path.is_empty() { "config".into() } else { path }, a.to_string(), b.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_json_identity_mismatch_names_the_first_differing_key() {
+        let saved = r#"{"seed":3,"replay":{"capacity":100,"prioritized":true},"n_step":1}"#;
+        let err = |current: &str| mismatch(saved, current).to_string();
+        assert_eq!(
+            err(r#"{"seed":3,"replay":{"capacity":200,"prioritized":true},"n_step":1}"#),
+            "cannot resume: the checkpoint was trained with replay.capacity = 100, this run is replay.capacity = 200"
+        );
+        assert!(err(r#"{"seed":99,"replay":{"capacity":100,"prioritized":true},"n_step":1}"#).contains("seed = 3"));
+        assert!(err(r#"{"seed":3,"replay":{"capacity":100,"prioritized":true}}"#).contains("n_step = absent"));
+        // Not JSON: both whole.
+        assert!(mismatch("width=4", "width=5").to_string().ends_with("with width=4, this run is width=5"));
     }
 }

@@ -236,21 +236,17 @@ impl DqnConfig {
         Ok(ScheduleConfig { base: self.optimizer.lr, warmup: None, decay: self.lr_decay }.build()?)
     }
 
-    /// What must match for a checkpoint to resume under this config: the
-    /// network's shape and the replay's layout.
+    /// What must match for a checkpoint to resume under this config:
+    /// every setting that shapes the run, as JSON (a mismatch is reported
+    /// by its key). Only the step budget, the cadences and the thread
+    /// count (results are identical on any count) may change on a resume.
     pub fn identity(&self) -> String {
-        let network = &self.network;
-        format!(
-            "hidden {:?}, layer_norm {}, dueling {}{}, replay {} ({}), n_step {}, num_envs {}",
-            network.hidden,
-            network.layer_norm,
-            network.dueling,
-            // Named only when set, so checkpoints from before the option still resume.
-            if self.afterstates { ", afterstates" } else { "" },
-            self.replay.capacity,
-            if self.replay.prioritized { "prioritized" } else { "uniform" },
-            self.n_step,
-            self.num_envs
-        )
+        let mut json = serde_json::to_value(self).expect("a config is plain data and always serialises");
+        if let Some(fields) = json.as_object_mut() {
+            for free in ["env_steps", "eval_every", "checkpoint_every", "threads"] {
+                fields.remove(free);
+            }
+        }
+        json.to_string()
     }
 }
