@@ -7,7 +7,7 @@
 use crate::train::{FrontEnd, TrainArgs};
 use minnow_logic::hard::active_gates;
 use minnow_logic::life::hard_life_accuracy;
-use minnow_logic::population::member_seed;
+use minnow_logic::population::{member_of_slot, member_seed};
 use minnow_logic::robustness::{Disturbance, HardRollout, RobustnessConfig, checkerboard_robustness, rollout_accuracy};
 use minnow_logic::{
     CheckerboardConfig, CheckerboardTrainer, HardProgram, Kept, Population, Prune, StepReport, Variant,
@@ -70,19 +70,25 @@ fn save(population: &Population, out: &Path) -> Result<(), String> {
 /// A population resumed from the checkpoints in `out`, with what it had
 /// kept.
 fn resume(config: &CheckerboardConfig, out: &Path) -> Result<Population, String> {
+    let path = member_path(out, 0);
+    if !path.exists() {
+        return Err(format!("--resume: no checkpoint at {}", path.display()));
+    }
+    let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let ckpt = Checkpoint::load(&path).map_err(|e| fail(&e))?;
+    // Which members the slots hold depends on the restarts so far.
+    let steps: usize = ckpt.require_meta("step").map_err(|e| fail(&e))?.parse().map_err(|_| fail(&"step"))?;
     let members = (0..config.population)
-        .map(|m| {
-            let path = member_path(out, m);
+        .map(|slot| {
+            let path = member_path(out, slot);
             if !path.exists() {
                 return Err(format!("--resume: no checkpoint at {}", path.display()));
             }
-            CheckerboardTrainer::resume(&Population::member_config(config, m), &path)
+            let member = member_of_slot(config, slot, steps);
+            CheckerboardTrainer::resume(&Population::member_config(config, member), &path)
                 .map_err(|e| format!("--resume {}: {e}", path.display()))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let path = member_path(out, 0);
-    let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let ckpt = Checkpoint::load(&path).map_err(|e| fail(&e))?;
     let first = match ckpt.meta("first_perfect") {
         None | Some("none") => None,
         Some(s) => Some(s.parse().map_err(|_| fail(&"first_perfect is not a step"))?),
@@ -157,7 +163,7 @@ pub fn train_logic_ca(args: &TrainArgs) -> Result<(), String> {
 
     let steps = population.steps_done();
     let first_perfect = population.first_perfect();
-    let (model, ops, kept) = population.into_result();
+    let (model, ops, kept) = population.into_result().map_err(|e| e.to_string())?;
     let kept_text = match &kept {
         Some(k) => format!(
             "the circuit of member {} (seed {}) at step {}, held-out score {:.2}%",

@@ -7,8 +7,9 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// A small run: 8x8 grids, 2 CA steps, a checkpoint every 5 steps.
-const CONFIG: &str = r#"{"ca": {"height": 8, "width": 8}, "ca_steps": 2, "checkpoint_every": 5}"#;
+/// A small run: 8x8 grids, 2 CA steps, a checkpoint every 5 steps, the
+/// members restarted every 5 steps (as steps 5 and 10 begin).
+const CONFIG: &str = r#"{"ca": {"height": 8, "width": 8}, "ca_steps": 2, "checkpoint_every": 5, "restart_after": 5}"#;
 
 fn train(out: &Path, config: &Path, steps: u64, resume: bool) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
@@ -38,9 +39,10 @@ fn resume_in_a_new_process_is_bit_identical() {
     std::fs::write(&config, CONFIG).unwrap();
     let (straight, interrupted) = (root.join("straight"), root.join("interrupted"));
     let stdout = ok(train(&straight, &config, 12, false));
-    ok(train(&interrupted, &config, 7, false));
+    // Stopped as the second restart is due: the resumed run makes it.
+    ok(train(&interrupted, &config, 10, false));
     let resumed = ok(train(&interrupted, &config, 12, true));
-    assert!(resumed.contains("resumed at step 7"), "{resumed}");
+    assert!(resumed.contains("resumed at step 10"), "{resumed}");
 
     let (a, b) = common::assert_same_checkpoints(&straight, &interrupted);
     assert!(a.tensor("adamw.m.update.0").is_some(), "AdamW state is checkpointed");
@@ -48,6 +50,9 @@ fn resume_in_a_new_process_is_bit_identical() {
         assert_eq!(a.meta(key), b.meta(key), "{key}");
     }
     assert_eq!(a.meta("step"), Some("12"));
+    // After two restarts slot 0 trains member 6 (of 3 slots), with its seed.
+    let seed = minnow_logic::population::member_seed(minnow_logic::train::DEFAULT_SEED, 6);
+    assert!(a.meta("config").unwrap().contains(&format!("\"seed\": {seed}")), "{:?}", a.meta("config"));
     // The second member of the default population, too.
     let member = |dir: &Path| minnow_nn::Checkpoint::load(&dir.join("checkpoint-member-1.safetensors")).unwrap();
     let (a1, b1) = (member(&straight), member(&interrupted));

@@ -6,7 +6,9 @@
 //! that is 100% right on its batch and holds on held-out grids ends the
 //! run. The soft circuits are small and the hard check nearly free, so a
 //! few members cost a few times one step and make the result a property of
-//! the method rather than of the seed.
+//! the method rather than of the seed. Members that have not ended the run
+//! after `restart_after` steps start afresh with the next member seeds:
+//! slot s runs member s, then s + population, s + 2 population, ...
 
 use crate::hard::{HardProgram, Prune};
 use crate::life::hard_life_accuracy;
@@ -23,6 +25,17 @@ pub const SELECTION_SEED: u64 = 1234;
 /// runs do not coincide.
 pub fn member_seed(seed: u64, member: usize) -> u64 {
     seed.wrapping_add((member as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+}
+
+/// The member that slot `slot` of a population of `config` trains after
+/// `steps` steps of the run: the restarts so far each moved it on by the
+/// population size. A restart happens as step `k * restart_after` begins.
+pub fn member_of_slot(config: &CheckerboardConfig, slot: usize, steps: usize) -> usize {
+    let restarts = match config.restart_after {
+        0 => 0,
+        every => steps.saturating_sub(1) / every,
+    };
+    slot + restarts * config.population
 }
 
 /// How good a circuit is on grids it was not trained on, in [0, 1]: for
@@ -58,6 +71,7 @@ pub fn selection_score(config: &CheckerboardConfig, program: &HardProgram) -> f6
 /// the final circuits are only the fallback.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Kept {
+    /// The member ([`member_of_slot`]) whose circuit this is.
     pub member: usize,
     /// The member's seed ([`member_seed`]).
     pub seed: u64,
@@ -80,6 +94,14 @@ pub struct Population {
     first_perfect: Option<usize>,
 }
 
+/// A slot's member restarted at step `step` of the run: a fresh member that
+/// counts the run's steps (so reports, repairs and checkpoints do).
+fn fresh_member(config: &CheckerboardConfig, member: usize, step: usize) -> Result<CheckerboardTrainer> {
+    let mut trainer = CheckerboardTrainer::new(&Population::member_config(config, member))?;
+    trainer.step = step;
+    Ok(trainer)
+}
+
 impl Population {
     /// `config.population` members, member m built from `config` with
     /// [`member_seed`]`(config.seed, m)`.
@@ -92,7 +114,7 @@ impl Population {
     }
 
     /// A population of members already built (say, resumed from
-    /// checkpoints), keeping nothing yet.
+    /// checkpoints: slot s holds [`member_of_slot`]), keeping nothing yet.
     pub fn from_members(config: &CheckerboardConfig, members: Vec<CheckerboardTrainer>) -> Self {
         let reports = Vec::with_capacity(members.len());
         Self {
@@ -105,7 +127,8 @@ impl Population {
         }
     }
 
-    /// The config of member m: the run's with the member's seed.
+    /// The config of member m ([`member_of_slot`]): the run's with the
+    /// member's seed.
     pub fn member_config(config: &CheckerboardConfig, member: usize) -> CheckerboardConfig {
         CheckerboardConfig { seed: member_seed(config.seed, member), ..config.clone() }
     }
@@ -149,10 +172,18 @@ impl Population {
     /// A member due a repair ([`CheckerboardTrainer::repair_if_due`]) is
     /// repaired after its update, and a repaired circuit with no cell
     /// wrong is offered as the next step's. Allocates nothing unless a
-    /// circuit is offered.
+    /// circuit is offered or the members restart.
     pub fn step(&mut self) -> Result<&[StepReport]> {
+        let done = self.steps_done();
+        if self.config.restart_after > 0 && done > 0 && done.is_multiple_of(self.config.restart_after) {
+            for slot in 0..self.members.len() {
+                let member = member_of_slot(&self.config, slot, done + 1);
+                self.members[slot] = fresh_member(&self.config, member, done)?;
+            }
+        }
         self.reports.clear();
-        for (m, member) in self.members.iter_mut().enumerate() {
+        for (slot, member) in self.members.iter_mut().enumerate() {
+            let m = member_of_slot(&self.config, slot, done + 1);
             let report = member.step()?;
             self.reports.push(report);
             if report.hard_errors == 0 {
@@ -173,11 +204,11 @@ impl Population {
         Ok(&self.reports)
     }
 
-    /// Offers member m's circuit `ops` of training step `step` to the
-    /// keeper, as a step whose batch came out 100% right does (the policy
-    /// on its own, for tests and tools).
-    pub fn offer(&mut self, member: usize, step: usize, ops: &[u8]) {
-        let trainer = &self.members[member];
+    /// Offers the circuit `ops` of slot `slot`'s member at training step
+    /// `step` to the keeper, as a step whose batch came out 100% right does
+    /// (the policy on its own, for tests and tools).
+    pub fn offer(&mut self, slot: usize, step: usize, ops: &[u8]) {
+        let (trainer, member) = (&self.members[slot], member_of_slot(&self.config, slot, self.steps_done()));
         Self::offer_to(&self.config, &mut self.program, &mut self.kept, trainer, member, step, Some(ops));
     }
 
@@ -201,12 +232,17 @@ impl Population {
         }
     }
 
-    /// The kept circuit's ops and model (whose wiring they run on), or, if
-    /// nothing was kept, member 0's final circuit.
-    pub fn into_result(self) -> (LogicCa, Vec<u8>, Option<Kept>) {
-        let Self { members, kept, .. } = self;
-        let member = kept.as_ref().map_or(0, |k| k.member);
-        let model = members.into_iter().nth(member).expect("a population has at least one member").into_model();
+    /// The kept circuit's ops and model (whose wiring they run on: its
+    /// member's last logits, or the member's first if it was restarted
+    /// since), or, if nothing was kept, slot 0's final circuit.
+    pub fn into_result(self) -> Result<(LogicCa, Vec<u8>, Option<Kept>)> {
+        let steps = self.steps_done();
+        let Self { config, members, kept, .. } = self;
+        let slot = kept.as_ref().map_or(0, |k| k.member % config.population);
+        let model = match &kept {
+            Some(k) if member_of_slot(&config, slot, steps) != k.member => LogicCa::new(&config.ca, k.seed)?,
+            _ => members.into_iter().nth(slot).expect("a population has at least one member").into_model(),
+        };
         let ops = match &kept {
             Some(k) => k.ops.clone(),
             None => {
@@ -215,6 +251,6 @@ impl Population {
                 ops
             }
         };
-        (model, ops, kept)
+        Ok((model, ops, kept))
     }
 }

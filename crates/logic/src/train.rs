@@ -75,6 +75,13 @@ pub struct CheckerboardConfig {
     /// The run stops once its kept circuit scores at least this on the
     /// held-out check ([`selection_score`](crate::selection_score)); above 1 it never stops early.
     pub stop_score: f64,
+    /// Every member whose circuit has not ended the run after this many
+    /// training steps starts afresh with the next member seed
+    /// ([`Population`](crate::Population)); 0 never restarts. A member
+    /// stuck on a plateau, or on a circuit that fails the held-out check,
+    /// rarely leaves it, while a fresh one often finds a clean circuit
+    /// within 200 steps.
+    pub restart_after: usize,
     /// Probability that a cell updates in a step (the `Async` variant).
     pub fire_rate: f32,
     /// The discrete repair of the hard circuit during training
@@ -158,6 +165,7 @@ impl Default for CheckerboardConfig {
             hard_mix: 0.0,
             population: DEFAULT_POPULATION,
             stop_score: DEFAULT_STOP_SCORE,
+            restart_after: DEFAULT_RESTART_AFTER,
             fire_rate: 0.6,
             repair: RepairConfig::default(),
             seed: DEFAULT_SEED,
@@ -199,6 +207,12 @@ pub const VARIANT_POPULATION: usize = 2;
 /// A kept circuit at least this good on the held-out check ends the run.
 pub const DEFAULT_STOP_SCORE: f64 = 0.99;
 
+/// Steps before the members of a checkerboard run start afresh: see
+/// [`CheckerboardConfig::restart_after`]. Every seed of 1-32 whose run
+/// ended in a circuit that holds did so by step 280 but one
+/// (docs/PERFORMANCE.md); 300 leaves a fresh member 200 of the 500 steps.
+pub const DEFAULT_RESTART_AFTER: usize = 300;
+
 /// Cells per tile: 64 keeps one tile's activations and gradients (4680
 /// rows x 64 floats each, 1.2 MB apiece) mostly in L2. CPU time per
 /// training step (one thread, both grids): 40 ms at 32 and 64 lanes, 47 ms
@@ -237,6 +251,8 @@ impl CheckerboardConfig {
             // were not measured.
             repair: RepairConfig { every: 0, damaged_grids: 0, ..RepairConfig::default() },
             population: VARIANT_POPULATION,
+            // Measured without restarts, like the population.
+            restart_after: 0,
             checkpoint_every: 500,
             ..Self::default()
         }
@@ -259,6 +275,8 @@ impl CheckerboardConfig {
             optimizer: AdamWConfig { lr: REFERENCE_LR, ..Self::default().optimizer },
             repair: RepairConfig { every: 0, damaged_grids: 0, ..RepairConfig::default() },
             population: VARIANT_POPULATION,
+            // Measured without restarts, like the population.
+            restart_after: 0,
             ..Self::default()
         }
     }
@@ -799,6 +817,6 @@ pub fn train_checkerboard(
         }
     }
     let first_perfect = population.first_perfect();
-    let (model, ops, kept) = population.into_result();
+    let (model, ops, kept) = population.into_result()?;
     Ok(Trained { model, ops, kept, first_perfect, history })
 }

@@ -222,9 +222,56 @@ fn population_keeps_a_member_circuit_and_stops() {
         assert_eq!(kept, first);
     }
     assert_eq!(population.done(), kept.score >= config.stop_score);
-    let (_, ops, result) = population.into_result();
+    let (_, ops, result) = population.into_result().unwrap();
     assert_eq!(result, Some(kept.clone()));
     assert_eq!(ops, kept.ops);
+}
+
+/// After `restart_after` steps every slot starts its next member afresh:
+/// slot s then trains member s + population, step for step the run that
+/// member would have trained from the start, counting the run's steps.
+#[test]
+fn members_restart_afresh_with_the_next_seeds() {
+    use minnow_logic::population::{member_of_slot, member_seed};
+    let config = CheckerboardConfig {
+        ca: minnow_logic::LogicCaConfig { height: 8, width: 8, ..Default::default() },
+        ca_steps: 3,
+        population: 2,
+        restart_after: 2,
+        repair: minnow_logic::train::RepairConfig { every: 0, ..Default::default() },
+        seed: 5,
+        ..CheckerboardConfig::default()
+    };
+    assert_eq!([0, 1, 2, 3].map(|steps| member_of_slot(&config, 1, steps)), [1, 1, 1, 3]);
+    let mut population = minnow_logic::Population::new(&config).unwrap();
+    let mut slot1 = Vec::new();
+    for _ in 0..4 {
+        slot1.push(population.step().unwrap()[1]);
+    }
+    let seeds: Vec<u64> = population.members().iter().map(|m| m.config().seed).collect();
+    assert_eq!(seeds, [member_seed(5, 2), member_seed(5, 3)]);
+
+    let mut alone = CheckerboardTrainer::new(&minnow_logic::Population::member_config(&config, 3)).unwrap();
+    for (step, restarted) in slot1[2..].iter().enumerate() {
+        let fresh = alone.step().unwrap();
+        assert_eq!((restarted.loss, restarted.hard_errors), (fresh.loss, fresh.hard_errors), "step {step}");
+        assert_eq!(restarted.step, step + 2, "a restarted member counts the run's steps");
+    }
+    assert!(slot1[1].loss != slot1[2].loss, "{slot1:?}");
+    assert_eq!(population.steps_done(), 4);
+
+    // A circuit kept before a restart stays kept, on its member's wiring.
+    let mut population = minnow_logic::Population::new(&config).unwrap();
+    let params = population.members()[1].model().circuit().params;
+    population.offer(1, 0, &vec![3u8; params]);
+    for _ in 0..3 {
+        population.step().unwrap();
+    }
+    let (model, _, kept) = population.into_result().unwrap();
+    let kept = kept.expect("kept before the restart");
+    assert_eq!((kept.member, kept.seed), (1, member_seed(5, 1)));
+    let wiring = LogicCa::new(&config.ca, member_seed(5, 1)).unwrap();
+    assert_eq!(model.circuit(), wiring.circuit());
 }
 
 #[test]
