@@ -110,6 +110,7 @@ pub trait Examples {
 /// partial batch of an epoch is dropped, so every batch has the same shape;
 /// the order is reshuffled (seeded) at each epoch. Serialisable for resume.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct Batches {
     order: Vec<u32>,
     position: usize,
