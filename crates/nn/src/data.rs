@@ -141,6 +141,13 @@ impl Batches {
         self.batch
     }
 
+    /// Batches handed out since the start (each epoch hands out
+    /// [`per_epoch`](Self::per_epoch)): a resumed run checks its step
+    /// count against it.
+    pub fn served(&self) -> u64 {
+        self.epoch * self.per_epoch() as u64 + (self.position / self.batch) as u64
+    }
+
     /// Batches per epoch.
     pub fn per_epoch(&self) -> usize {
         self.order.len() / self.batch

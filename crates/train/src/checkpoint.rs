@@ -222,7 +222,10 @@ impl RunCheckpoint {
 /// `eval.every`), which may change on a resume. A mismatch then names the
 /// first differing key and both values.
 pub fn config_identity<T: Serialize + ?Sized>(config: &T, free: &[&str]) -> String {
-    let mut json = serde_json::to_value(config).expect("a config is plain data and always serialises");
+    // Through text, so that an f32 reads as written (0.001, not the f64
+    // 0.0010000000474974513 that `to_value` would make of it).
+    let text = serde_json::to_string(config).expect("a config is plain data and always serialises");
+    let mut json: serde_json::Value = serde_json::from_str(&text).expect("serde_json reads what it wrote");
     for path in free {
         let (parents, last) = path.rsplit_once('.').map_or(("", *path), |(p, l)| (p, l));
         let parent = parents.split('.').filter(|k| !k.is_empty()).try_fold(&mut json, |v, k| v.get_mut(k));

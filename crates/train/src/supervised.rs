@@ -373,6 +373,16 @@ impl Run for DigitsRun {
         let (rows, batch) = (self.train.len(), self.batches.batch_size());
         self.batches = Batches::from_json(checkpoint.raw().require_meta("batches")?, rows, batch)?;
         self.step = checkpoint.step()?;
+        // One batch and one Adam step per training step: crafted counts
+        // that disagree would continue a different run.
+        let (served, adam) = (self.batches.served(), self.adam.step_count());
+        if served != self.step || adam != self.step {
+            let detail = format!(
+                "step {}, but the batch order has served {served} batches and Adam has taken {adam} steps",
+                self.step
+            );
+            return Err(TrainError::BadState { key: "step".into(), detail });
+        }
         Ok(())
     }
 }
