@@ -335,3 +335,7 @@ impl Observer for FrontEnd {
         self.sinks.persist();
     }
 }
+
+#[cfg(test)]
+#[path = "train_config_tests.rs"]
+mod config_tests;
