@@ -112,14 +112,14 @@ fn checkpoint_step(dir: &Path) -> u64 {
 /// random delay (around the run's start, its metrics rewrite and its
 /// checkpoints, one every 40 steps); after each kill the checkpoint loads
 /// and the history holds every step up to it exactly once. The run then
-/// finishes and matches an uninterrupted one line for line and bit for bit.
+/// finishes 40 steps past its last checkpoint and matches an uninterrupted
+/// run of as many steps line for line and bit for bit.
 fn kill_loop(name: &str, kills: usize, max_delay_ms: u64) {
     let root = root(name);
     let config = root.join("config.json");
     std::fs::write(&config, r#"{"checkpoint_every": 40, "eval_every": 100}"#).unwrap();
     let config = config.to_str().unwrap();
     let (straight, killed) = (root.join("straight"), root.join("killed"));
-    let total = 2000;
     let finished = |out: &Path, steps: u64, resume: bool| {
         let mut cmd = xtask("digits-mlp", out, &["--config", config, "--steps", &steps.to_string()]);
         if resume {
@@ -128,7 +128,6 @@ fn kill_loop(name: &str, kills: usize, max_delay_ms: u64) {
         let output: Output = cmd.output().unwrap();
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     };
-    finished(&straight, total, false);
     finished(&killed, 40, false);
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(18);
     for kill in 0..kills {
@@ -144,7 +143,11 @@ fn kill_loop(name: &str, kills: usize, max_delay_ms: u64) {
         let logged: Vec<u64> = loss_steps(&killed).into_iter().filter(|&s| s <= step).collect();
         assert_eq!(logged, (1..=step).collect::<Vec<_>>(), "kill {kill}: history up to the checkpoint's step {step}");
     }
+    // The runs went on for as long as they were let; finish 40 steps past
+    // the last checkpoint, and do the same in one go.
+    let total = checkpoint_step(&killed) + 40;
     finished(&killed, total, true);
+    finished(&straight, total, false);
     assert_eq!(loss_steps(&killed), loss_steps(&straight));
     let checkpoint = |dir: &Path| minnow_nn::Checkpoint::load(&dir.join("checkpoint.safetensors")).unwrap();
     let (a, b) = (checkpoint(&straight), checkpoint(&killed));

@@ -85,7 +85,7 @@ fn key_and_value() -> impl Strategy<Value = (String, String)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(128))]
 
     #[test]
     fn crafted_dqn_metadata_resumes_or_is_refused_never_panics((key, value) in key_and_value()) {
