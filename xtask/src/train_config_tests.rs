@@ -77,8 +77,11 @@ fn holds(given: &Value, got: &Value) -> bool {
 }
 
 fn check<T: serde::Serialize + serde::de::DeserializeOwned>(defaults: T, file: &Value) -> Result<(), TestCaseError> {
-    let path = std::env::temp_dir()
-        .join(format!("minnow-config-prop-{}-{:?}.json", std::process::id(), std::thread::current().id()));
+    let path = std::env::temp_dir().join(format!(
+        "minnow-config-prop-{}-{:?}.json",
+        std::process::id(),
+        std::thread::current().id()
+    ));
     std::fs::write(&path, file.to_string()).unwrap();
     let result = layered(defaults, Some(&path));
     let _ = std::fs::remove_file(&path);
