@@ -152,4 +152,8 @@ impl Observer for Progress {
         }
         self.front.bar.set_message(format!("{}  {}", self.speed, self.last_eval));
     }
+
+    fn persist(&mut self) {
+        self.front.persist();
+    }
 }

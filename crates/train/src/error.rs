@@ -32,11 +32,12 @@ pub enum TrainError {
     #[error("training step {step}: the loss is not finite ({value}); lower the learning rate")]
     NonFiniteLoss { step: u64, value: f32 },
     /// The run's state went non-finite: no checkpoint is written over the
-    /// last good one.
+    /// last good one. (`first_bad` names the tensor in the message; it is
+    /// not the error's `source`, which a front end would print again.)
     #[error(
-        "step {step}: the run's state is not finite, so no checkpoint was written over the last good one: {source}"
+        "step {step}: the run's state is not finite, so no checkpoint was written over the last good one: {first_bad}"
     )]
-    NonFinite { step: u64, source: minnow_nn::NnError },
+    NonFinite { step: u64, first_bad: minnow_nn::NnError },
     /// A config whose buffers would not fit in memory, refused before
     /// anything is allocated.
     #[error(

@@ -20,6 +20,7 @@ pub trait Observer {
     /// Makes everything observed so far durable (files written and
     /// synced). The driver calls it before writing a checkpoint, so a
     /// metrics history never lags the checkpoint a resume starts from.
+    /// An observer that wraps another must pass it on.
     fn persist(&mut self) {}
 }
 

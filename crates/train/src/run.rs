@@ -152,8 +152,8 @@ pub fn save(run: &dyn Run, path: &Path) -> Result<()> {
     let mut writer = RunCheckpointWriter::new(run.task(), &run.identity(), run.step());
     run.save(&mut writer)?;
     writer.save(path).map_err(|e| match e {
-        crate::TrainError::Nn(source @ minnow_nn::NnError::NonFinite { .. }) => {
-            crate::TrainError::NonFinite { step: run.step(), source }
+        crate::TrainError::Nn(first_bad @ minnow_nn::NnError::NonFinite { .. }) => {
+            crate::TrainError::NonFinite { step: run.step(), first_bad }
         }
         e => e,
     })
