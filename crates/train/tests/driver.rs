@@ -87,6 +87,10 @@ impl Observer for Record {
             Event::Checkpoint { step, .. } => format!("checkpoint {step}"),
         });
     }
+
+    fn persist(&mut self) {
+        self.0.push("persist".into());
+    }
 }
 
 #[test]
@@ -100,7 +104,9 @@ fn cadence_follows_crossings_and_resume_is_exact() {
     let mut record = Record::default();
     minnow_train::drive(&mut straight, cadence, Some(&path), &mut record).unwrap();
     let events = record.0.iter().filter(|e| !e.starts_with("step")).cloned().collect::<Vec<_>>();
-    assert_eq!(events, ["eval 6", "eval 12", "checkpoint 12", "eval 15", "eval 21", "checkpoint 21"]);
+    // The metrics observed are made durable before each checkpoint is written.
+    let expected = ["eval 6", "eval 12", "persist", "checkpoint 12", "eval 15", "eval 21", "persist", "checkpoint 21"];
+    assert_eq!(events, expected);
     assert_eq!(record.0.iter().filter(|e| e.starts_with("step")).count(), 7);
 
     // Stopped at its checkpoint at step 12 and resumed.
