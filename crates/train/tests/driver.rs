@@ -152,7 +152,7 @@ fn a_run_that_ends_early_is_checkpointed_and_evaluated_as_at_its_end() {
     let mut run = Toy { budget: 7, ..Toy::new(30, 4) };
     let mut record = Record::default();
     minnow_train::drive(&mut run, cadence, Some(&path), &mut record).unwrap();
-    assert_eq!(record.0, ["step 3", "step 6", "step 9", "eval 9", "checkpoint 9"]);
+    assert_eq!(record.0, ["step 3", "step 6", "step 9", "eval 9", "persist", "checkpoint 9"]);
     // Out of budget from the start: nothing runs.
     let mut record = Record::default();
     minnow_train::drive(&mut run, cadence, Some(&path), &mut record).unwrap();
