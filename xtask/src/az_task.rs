@@ -55,9 +55,7 @@ fn train<G: Game + Default + Send + Sync>(
     if args.resume {
         minnow_train::resume(&mut run, &checkpoint)?;
     }
-    let config_path = out.join("config.json");
-    let config_json = serde_json::to_string_pretty(&config).unwrap_or_default();
-    std::fs::write(&config_path, config_json).map_err(XtaskError::io(&config_path))?;
+    crate::train::write_json(&out.join("config.json"), &config)?;
 
     let limit = config.time_limit_minutes;
     println!(
@@ -116,9 +114,7 @@ fn train<G: Game + Default + Send + Sync>(
         },
         "final_eval": e.json,
     });
-    let summary_path = out.join("summary.json");
-    std::fs::write(&summary_path, serde_json::to_string_pretty(&summary).unwrap_or_default())
-        .map_err(XtaskError::io(&summary_path))?;
+    crate::train::write_json(&out.join("summary.json"), &summary)?;
     println!("wrote {}/{{metrics.jsonl, curve.png, checkpoint.safetensors, config.json, summary.json}}", out.display());
     Ok(())
 }
@@ -155,5 +151,9 @@ impl Observer for Progress {
             Event::Checkpoint { .. } => {}
         }
         self.front.bar.set_message(format!("{}  {}", self.speed, self.last_eval));
+    }
+
+    fn persist(&mut self) {
+        self.front.persist();
     }
 }

@@ -8,11 +8,11 @@
 use crate::cube_eval::{DIAMETER, greedy_table, greedy_text, value_errors};
 use crate::cube_puzzle::Cube;
 use crate::error::XtaskError;
-use crate::train::{FrontEnd, TrainArgs, layered};
+use crate::train::{FrontEnd, TrainArgs, layered, write_json};
 use minnow_rl::puzzle::{CostToGoConfig, SearchConfig, TargetRule, ValueIteration, ValueIterationConfig};
 use minnow_train::{Cadence, Metrics, Run, RunCheckpoint, RunCheckpointWriter, TrainError};
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 pub(crate) const TASK: &str = "cube-solver";
@@ -232,11 +232,6 @@ fn evaluate_during(learner: &ValueIteration, eval: &CubeEvalConfig) -> Result<Ve
         ("value_mae_d12", errors[11].1),
         ("value_mae_d14", errors[13].1),
     ])
-}
-
-fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), String> {
-    let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
-    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// User plus system CPU time of this process so far, from /proc (0 where

@@ -173,7 +173,13 @@ struct TaskRun<E: DqnTask> {
     env: E,
     eval: EvalConfig,
     log_every: u64,
+    /// The learner's and the environment's settings (see `identity`).
+    identity: String,
 }
+
+/// What may change on a resume: the step budget, the cadences, the
+/// thread count (results are identical on any count) and the evaluations.
+const FREE_ON_RESUME: [&str; 5] = ["dqn.env_steps", "dqn.eval_every", "dqn.checkpoint_every", "dqn.threads", "eval"];
 
 impl<E: DqnTask> Run for TaskRun<E> {
     fn task(&self) -> &str {
@@ -181,7 +187,7 @@ impl<E: DqnTask> Run for TaskRun<E> {
     }
 
     fn identity(&self) -> String {
-        self.run.config().identity()
+        self.identity.clone()
     }
 
     fn step(&self) -> u64 {
@@ -241,13 +247,23 @@ fn train<E: DqnTask>(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
         config.dqn.env_steps = steps;
     }
     config.dqn.validate().map_err(|e| e.to_string())?;
+    // An evaluation of nothing would report a mean of no values.
+    for (key, value) in [("eval.during", config.eval.during), ("eval.last", config.eval.last)] {
+        if value == 0 {
+            return Err(format!("invalid config: {key}: expected at least 1 episode or position, found 0").into());
+        }
+    }
     let env = E::build(&config.env)?;
+    let what =
+        format!("the DQN learner (hidden {:?}, replay {})", config.dqn.network.hidden, config.dqn.replay.capacity);
+    minnow_train::memory::check_fits(&what, config.dqn.memory_bytes(env.observation_size(), env.action_count()))?;
 
     let (out, checkpoint) = crate::train::run_dir(args, task)?;
     let run = DqnRun::new(&config.dqn, env.clone()).map_err(|e| e.to_string())?;
     let total = config.dqn.env_steps;
     let log_every = (total / 2000).max(config.dqn.num_envs as u64);
-    let mut run = TaskRun { run, env, eval: config.eval, log_every };
+    let identity = minnow_train::config_identity(&config, &FREE_ON_RESUME);
+    let mut run = TaskRun { run, env, eval: config.eval, log_every, identity };
     if args.resume {
         minnow_train::resume(&mut run, &checkpoint)?;
     } else if config.pretrain_steps > 0 {
@@ -259,9 +275,7 @@ fn train<E: DqnTask>(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
             t.elapsed().as_secs_f64()
         );
     }
-    let config_path = out.join("config.json");
-    let config_json = serde_json::to_string_pretty(&config).unwrap_or_default();
-    std::fs::write(&config_path, config_json).map_err(XtaskError::io(&config_path))?;
+    crate::train::write_json(&out.join("config.json"), &config)?;
 
     println!("training {task} for {total} environment steps -> {}", out.display());
     let mut front = FrontEnd::open(&out, run.step(), total, E::HEADLINE)?;
@@ -298,8 +312,7 @@ fn train<E: DqnTask>(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
     println!("final greedy evaluation ({:.1} s{views}):\n{table}", t.elapsed().as_secs_f64());
     let summary: serde_json::Map<String, serde_json::Value> =
         metrics.iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect();
-    let eval_path = out.join("eval.json");
-    std::fs::write(&eval_path, serde_json::Value::Object(summary).to_string()).map_err(XtaskError::io(&eval_path))?;
+    crate::train::write_json(&out.join("eval.json"), &summary)?;
     println!("wrote {}/{{metrics.jsonl, curve.png, checkpoint.safetensors, config.json, eval.json}}", out.display());
     Ok(())
 }

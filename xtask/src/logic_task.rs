@@ -7,11 +7,10 @@
 use crate::train::{FrontEnd, TrainArgs};
 use minnow_logic::hard::active_gates;
 use minnow_logic::life::hard_life_accuracy;
-use minnow_logic::population::{member_of_slot, member_seed};
+use minnow_logic::population::member_of_slot;
 use minnow_logic::robustness::{Disturbance, HardRollout, RobustnessConfig, checkerboard_robustness, rollout_accuracy};
 use minnow_logic::{
-    CheckerboardConfig, CheckerboardTrainer, HardProgram, Kept, Population, Prune, StepReport, Variant,
-    train_checkerboard,
+    CheckerboardConfig, CheckerboardTrainer, HardProgram, Population, Prune, StepReport, Variant, train_checkerboard,
 };
 use minnow_nn::Checkpoint;
 use minnow_train::{Event, Observer};
@@ -35,6 +34,9 @@ fn read_config(args: &TrainArgs) -> Result<CheckerboardConfig, String> {
         config.train_steps = steps as usize;
     }
     config.validate().map_err(|e| e.to_string())?;
+    let (ca, batch) = (&config.ca, config.batch);
+    let what = format!("logic-ca ({}x{} grid, batch {batch}, {} members)", ca.height, ca.width, config.population);
+    minnow_train::memory::check_fits(&what, config.memory_bytes()).map_err(|e| e.to_string())?;
     Ok(config)
 }
 
@@ -74,7 +76,7 @@ fn resume(config: &CheckerboardConfig, out: &Path) -> Result<Population, String>
     if !path.exists() {
         return Err(format!("--resume: no checkpoint at {}", path.display()));
     }
-    let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let fail = |e: &dyn std::fmt::Display| format!("--resume {}: {e}", path.display());
     let ckpt = Checkpoint::load(&path).map_err(|e| fail(&e))?;
     // Which members the slots hold depends on the restarts so far.
     let steps: usize = ckpt.require_meta("step").map_err(|e| fail(&e))?.parse().map_err(|_| fail(&"step"))?;
@@ -89,26 +91,8 @@ fn resume(config: &CheckerboardConfig, out: &Path) -> Result<Population, String>
                 .map_err(|e| format!("--resume {}: {e}", path.display()))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let first = match ckpt.meta("first_perfect") {
-        None | Some("none") => None,
-        Some(s) => Some(s.parse().map_err(|_| fail(&"first_perfect is not a step"))?),
-    };
-    let number = |key: &str| ckpt.meta(key).and_then(|s| s.parse::<usize>().ok()).ok_or_else(|| fail(&key));
-    let kept = match ckpt.tensor("best_ops") {
-        None => None,
-        Some(ops) => {
-            let member = number("best_member")?;
-            Some(Kept {
-                member,
-                seed: member_seed(config.seed, member),
-                step: number("best_step")?,
-                score: ckpt.meta("best_score").and_then(|s| s.parse().ok()).ok_or_else(|| fail(&"best_score"))?,
-                ops: ops.iter().map(|&v| v as u8).collect(),
-            })
-        }
-    };
     let mut population = Population::from_members(config, members);
-    population.restore(first, kept);
+    population.restore_kept(&ckpt).map_err(|e| fail(&e))?;
     Ok(population)
 }
 
@@ -131,7 +115,7 @@ pub fn train_logic_ca(args: &TrainArgs) -> Result<(), String> {
     let (out, _) = crate::train::run_dir(args, default_out)?;
     let mut population =
         if args.resume { resume(&config, &out)? } else { Population::new(&config).map_err(|e| e.to_string())? };
-    std::fs::write(out.join("config.json"), config.to_json()).map_err(|e| format!("{}: {e}", out.display()))?;
+    minnow_nn::write_atomically(&out.join("config.json"), config.to_json().as_bytes()).map_err(|e| e.to_string())?;
     let total = config.train_steps;
     let done = population.steps_done();
     println!(
@@ -154,6 +138,7 @@ pub fn train_logic_ca(args: &TrainArgs) -> Result<(), String> {
         front.observe(Event::Step { step: step as u64, total: total as u64, metrics: &[("loss", r.loss as f64)] });
         front.observe(Event::Eval { step: step as u64, metrics: &[("hard_accuracy", r.hard_accuracy as f64)] });
         if step.is_multiple_of(config.checkpoint_every) || step == total || population.done() {
+            front.persist();
             save(&population, &out)?;
             front.observe(Event::Checkpoint { step: step as u64, path: &checkpoint });
         }
@@ -176,7 +161,7 @@ pub fn train_logic_ca(args: &TrainArgs) -> Result<(), String> {
     };
     let pruned = HardProgram::new(model.circuit(), &ops, config.ca.boundary, Prune::Channel0);
     let write = |name: &str, text: String| {
-        std::fs::write(out.join(name), text).map_err(|e| format!("{}: {e}", out.join(name).display()))
+        minnow_nn::write_atomically(&out.join(name), text.as_bytes()).map_err(|e| e.to_string())
     };
     write("circuit.txt", pruned.to_text())?;
     write("circuit.v", pruned.to_verilog("logic_ca_cell"))?;

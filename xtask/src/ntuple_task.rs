@@ -116,8 +116,13 @@ impl NTupleConfig {
         if self.checkpoint_every == 0 {
             return Err(bad_count("checkpoint_every", "at least 1", 0));
         }
-        if self.eval.every == 0 {
-            return Err(bad_count("eval.every", "at least 1", 0));
+        for (field, value) in [("eval.every", self.eval.every), ("eval.during", self.eval.during as u64)] {
+            if value == 0 {
+                return Err(bad_count(field, "at least 1", 0));
+            }
+        }
+        if self.eval.last == 0 {
+            return Err(bad_count("eval.last", "at least 1", 0));
         }
         if let Some(&cell) = self.tuples.iter().flatten().find(|&&c| c >= 16) {
             return Err(bad_count("tuples", "cells 0..=15 (4 * row + col)", cell as u64));
@@ -208,6 +213,7 @@ impl Player {
 
 /// Training statistics since the last metrics line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Window {
     games: u64,
     moves: u64,
@@ -238,9 +244,10 @@ impl Run for NTupleRun {
 
     /// The keys that shape the tables; the step size, seed and game count
     /// may change on a resume.
+    /// Everything but the game budget, the checkpoint cadence and the
+    /// evaluations.
     fn identity(&self) -> String {
-        let NTupleConfig { tuples, symmetric_sampling, levels, .. } = &self.config;
-        format!("tuples={tuples:?} symmetric_sampling={symmetric_sampling} levels={levels}")
+        minnow_train::config_identity(&self.config, &["games", "checkpoint_every", "eval"])
     }
 
     fn step(&self) -> u64 {
@@ -305,6 +312,9 @@ pub fn train_ntuple(args: &TrainArgs) -> Result<(), XtaskError> {
         config.games = games;
     }
     config.validate().map_err(|e| e.to_string())?;
+    // One f32 per entry of each tuple's table: levels^(cells in the tuple).
+    let entries: f64 = config.tuples.iter().map(|t| (config.levels as f64).powi(t.len() as i32)).sum();
+    minnow_train::memory::check_fits("the n-tuple tables", 4.0 * entries)?;
     let prototype = Game2048::new(config.env).map_err(|e| e.to_string())?;
     let player = Player::new(&config)?;
     let (out, checkpoint) = crate::train::run_dir(args, TASK)?;
@@ -324,9 +334,7 @@ pub fn train_ntuple(args: &TrainArgs) -> Result<(), XtaskError> {
         minnow_train::resume(&mut run, &checkpoint)?;
     }
     let config = run.config.clone();
-    let config_path = out.join("config.json");
-    let config_json = serde_json::to_string_pretty(&config).unwrap_or_default();
-    std::fs::write(&config_path, config_json).map_err(XtaskError::io(&config_path))?;
+    crate::train::write_json(&out.join("config.json"), &config)?;
 
     println!(
         "training {TASK} for {total} games: {} tables, {} weights ({:.0} MiB), {} entries read per board{} -> {}",
@@ -355,9 +363,7 @@ pub fn train_ntuple(args: &TrainArgs) -> Result<(), XtaskError> {
     let t = Instant::now();
     let r = run.player.evaluate(&run.prototype, config.eval.last, config.eval.seed).map_err(|e| e.to_string())?;
     println!("final greedy evaluation, one view ({:.1} s):\n{r}", t.elapsed().as_secs_f64());
-    let eval_path = out.join("eval.json");
-    std::fs::write(&eval_path, serde_json::to_string_pretty(&r).unwrap_or_default())
-        .map_err(XtaskError::io(&eval_path))?;
+    crate::train::write_json(&out.join("eval.json"), &r)?;
     println!("wrote {}/{{metrics.jsonl, curve.png, checkpoint.safetensors, config.json, eval.json}}", out.display());
     Ok(())
 }

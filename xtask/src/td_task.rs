@@ -132,6 +132,7 @@ impl TdBackgammonConfig {
 
 /// Training statistics since the last metrics line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Window {
     games: u64,
     decisions: u64,
@@ -194,8 +195,10 @@ impl Run for TdRun {
 
     /// The network's shape; the schedule, seed and game count may change
     /// on a resume.
+    /// Everything but the game budget, the checkpoint cadence and the
+    /// evaluations.
     fn identity(&self) -> String {
-        format!("hidden={}", self.config.hidden)
+        minnow_train::config_identity(&self.config, &["games", "checkpoint_every", "eval"])
     }
 
     fn step(&self) -> u64 {
@@ -326,9 +329,7 @@ pub fn train_td_backgammon(args: &TrainArgs) -> Result<(), XtaskError> {
     if args.resume {
         minnow_train::resume(&mut run, &checkpoint)?;
     }
-    let config_path = out.join("config.json");
-    let config_json = serde_json::to_string_pretty(&config).unwrap_or_default();
-    std::fs::write(&config_path, config_json).map_err(XtaskError::io(&config_path))?;
+    crate::train::write_json(&out.join("config.json"), &config)?;
 
     let total = config.games;
     println!(
@@ -356,9 +357,7 @@ pub fn train_td_backgammon(args: &TrainArgs) -> Result<(), XtaskError> {
     );
     let report = td_suite(&run.net, config.eval.final_games, &config.eval, EVAL_SEED ^ 1)?;
     print!("{}", report.table());
-    let eval_path = out.join("eval.json");
-    std::fs::write(&eval_path, serde_json::to_string_pretty(&report).unwrap_or_default())
-        .map_err(XtaskError::io(&eval_path))?;
+    crate::train::write_json(&out.join("eval.json"), &report)?;
     println!("wrote {}/{{metrics.jsonl, curve.png, checkpoint.safetensors, config.json, eval.json}}", out.display());
     Ok(())
 }
@@ -431,8 +430,15 @@ mod tests {
         assert_eq!(net.params(), straight.params(), "resume is exact");
         assert_ne!(first.net.params(), straight.params());
 
-        let err = minnow_train::resume(&mut TdRun::new(TdBackgammonConfig { hidden: 13, ..config }), &path);
-        assert!(err.unwrap_err().to_string().contains("hidden=12"));
+        let refused = |config: TdBackgammonConfig| minnow_train::resume(&mut TdRun::new(config), &path).unwrap_err();
+        let err = refused(TdBackgammonConfig { hidden: 13, ..config.clone() }).to_string();
+        assert!(err.contains("hidden = 12, this run is hidden = 13"), "{err}");
+        // The seed, lambda and step sizes shape the run too; games may change.
+        let err = refused(TdBackgammonConfig { seed: 99, ..config.clone() }).to_string();
+        assert!(err.contains("seed = 1, this run is seed = 99"), "{err}");
+        let td = TdLambdaConfig { lambda: 0.5, ..config.td };
+        assert!(refused(TdBackgammonConfig { td, ..config.clone() }).to_string().contains("td.lambda = 0.7"));
+        minnow_train::resume(&mut TdRun::new(TdBackgammonConfig { games: 20, ..config }), &path).unwrap();
         CheckpointWriter::new().tensor("x", &[1], &[0.0]).meta("task", "ntuple-2048").save(&path).unwrap();
         let err = load(&path).err().unwrap().to_string();
         assert!(err.contains("expected a run checkpoint of format 'minnow-run/1', found no format tag"), "{err}");

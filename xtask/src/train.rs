@@ -102,9 +102,7 @@ fn train_digits(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
     } else {
         DigitsRun::new(config.clone(), train, test)?
     };
-    let config_json = serde_json::to_string_pretty(&config).unwrap_or_default();
-    let config_path = out.join("config.json");
-    std::fs::write(&config_path, config_json).map_err(XtaskError::io(&config_path))?;
+    write_json(&out.join("config.json"), &config)?;
 
     println!("training {task} -> {}", out.display());
     let mut front = FrontEnd::open(&out, run.step_count(), config.steps, "test_accuracy")?;
@@ -170,6 +168,13 @@ fn lock(out: &std::path::Path) -> Result<(), XtaskError> {
         Err(std::fs::TryLockError::WouldBlock) => Err(XtaskError::RunLocked { out: out.to_path_buf() }),
         Err(std::fs::TryLockError::Error(e)) => Err(XtaskError::io(&path)(e)),
     }
+}
+
+/// Writes `value` as pretty JSON to `path` atomically (a kill leaves the
+/// old file or the new one, never half of one).
+pub(crate) fn write_json<T: serde::Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), XtaskError> {
+    let text = serde_json::to_string_pretty(value).expect("run files are plain data and always serialise");
+    Ok(minnow_nn::write_atomically(path, text.as_bytes())?)
 }
 
 /// Training game `k` of a run seeded `seed` starts from this seed.
@@ -325,4 +330,12 @@ impl Observer for FrontEnd {
             Event::Checkpoint { step, .. } => self.bar.set_message(format!("checkpoint at step {step}")),
         }
     }
+
+    fn persist(&mut self) {
+        self.sinks.persist();
+    }
 }
+
+#[cfg(test)]
+#[path = "train_config_tests.rs"]
+mod config_tests;

@@ -83,7 +83,10 @@ fn az_resume_in_a_new_process_is_bit_identical() {
     let refused = train(&interrupted, &other, 8, true);
     assert!(!refused.status.success());
     let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(stderr.contains("84-16x1-7") && stderr.contains("84-24x1-7"), "{stderr}");
+    assert!(stderr.contains("network.width = 16, this run is network.width = 24"), "{stderr}");
+    let err =
+        common::refused_resume("az-connect4", &interrupted, &["--seed", "99", "--config", config.to_str().unwrap()]);
+    assert!(err.contains("this run is seed = 99"), "{err}");
     // The saved agent evaluates.
     let report = ok(xtask(&["eval", "az-connect4", "--games", "2", "--simulations", "2", "--checkpoint"], &straight));
     assert!(report.contains("after 6 iterations") && report.contains("vs random"), "{report}");

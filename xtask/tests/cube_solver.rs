@@ -49,6 +49,10 @@ fn cube_solver_resumes_exactly_and_solves() {
         (Some("minnow-run/1"), Some("cube-solver"), Some("20"))
     );
 
+    let err =
+        common::refused_resume("cube-solver", &interrupted, &["--seed", "99", "--config", config.to_str().unwrap()]);
+    assert!(err.contains("seed = 1, this run is seed = 99"), "{err}");
+
     // Whatever the network's quality, the search finishes with a solution.
     let solved = ok(xtask(&["solve", "cube", "--scramble", "R U", "--checkpoint"], &straight));
     assert!(solved.contains("optimal 2); ") && solved.contains("nodes expanded"), "{solved}");

@@ -17,10 +17,14 @@ fn train(out: &Path, config: &Path, steps: u64, resume: bool) -> Output {
 }
 
 fn write_config(path: &Path, hidden: usize) {
+    write_config_with_env(path, hidden, "{}");
+}
+
+fn write_config_with_env(path: &Path, hidden: usize, env: &str) {
     let config = format!(
         r#"{{"dqn": {{"network": {{"hidden": [{hidden}]}}, "batch_size": 16, "learning_starts": 100,
             "checkpoint_every": 800, "eval_every": 800, "replay": {{"prioritized": true}}}},
-            "eval": {{"during": 2, "last": 2}}}}"#
+            "eval": {{"during": 2, "last": 2}}, "env": {env}}}"#
     );
     std::fs::write(path, config).unwrap();
 }
@@ -50,11 +54,14 @@ fn dqn_resume_in_a_new_process_is_bit_identical() {
     assert_eq!(events(&straight), events(&interrupted));
 
     // Another seed on --resume: refused, naming both values.
-    let mut reseeded = Command::new(env!("CARGO_BIN_EXE_xtask"));
-    reseeded.args(["train", "dqn-cartpole", "--steps", "2400", "--resume", "--seed", "99", "--config"]);
-    let refused = reseeded.arg(&config).arg("--out").arg(&interrupted).output().unwrap();
-    assert!(!refused.status.success());
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("seed = 99"), "{refused:?}");
+    let args = ["--steps", "2400", "--seed", "99", "--config", config.to_str().unwrap()];
+    let err = common::refused_resume("dqn-cartpole", &interrupted, &args);
+    assert!(err.contains("dqn.seed = 0, this run is dqn.seed = 99"), "{err}");
+    // The environment shapes the run too.
+    write_config_with_env(&other, 32, r#"{"max_steps": 200}"#);
+    let err = common::refused_resume("dqn-cartpole", &interrupted, &["--config", other.to_str().unwrap()]);
+    assert!(err.contains("env.max_steps = 500, this run is env.max_steps = 200"), "{err}");
+    write_config(&other, 48);
     // Another network shape: refused, naming the difference.
     let refused = train(&interrupted, &other, 2400, true);
     assert!(!refused.status.success());

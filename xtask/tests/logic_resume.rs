@@ -90,6 +90,29 @@ fn other_circuits_and_bad_configs_are_clear_errors() {
     let output = train(&out, &other, 6, true);
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success() && err.contains("circuit of") && !err.contains("panicked"), "{err}");
+    // Another seed: refused, naming it.
+    let err = common::refused_resume("logic-ca", &out, &["--seed", "99", "--config", config.to_str().unwrap()]);
+    assert!(err.contains("seed"), "{err}");
+
+    // Crafted metadata of the kept circuit: each a clear error naming the
+    // field, never a panic after training.
+    let path = out.join("checkpoint.safetensors");
+    let clean = minnow_nn::Checkpoint::load(&path).unwrap();
+    let kept = ["best_ops", "best_member", "best_step", "best_score"];
+    for (member, step, score, words) in [
+        ("0", "1", "1", "'best_ops': expected one op per gate"),
+        ("7", "1", "1", "'best_member': expected a member below 3, found '7'"),
+        ("0", "99", "1", "'best_step': expected a step up to 3 (the run's), found '99'"),
+        ("0", "1", "NaN", "'best_score': expected a score in [0, 1], found 'NaN'"),
+    ] {
+        let writer = clean.rewrite(&kept).tensor("best_ops", &[3], &[0.0, 1.0, 2.0]);
+        writer.meta("best_member", member).meta("best_step", step).meta("best_score", score).save(&path).unwrap();
+        let output = train(&out, &config, 6, true);
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success() && err.contains(words) && !err.contains("panicked"), "{words}: {err}");
+    }
+    clean.rewrite(&[]).save(&path).unwrap();
+
     // Without --resume an existing run is not overwritten.
     let output = train(&out, &config, 6, false);
     assert!(!output.status.success() && String::from_utf8_lossy(&output.stderr).contains("--resume"));

@@ -45,6 +45,10 @@ fn ntuple_resume_in_a_new_process_is_bit_identical() {
     assert_eq!(metrics(&straight).lines().count(), metrics(&interrupted).lines().count());
     assert!(straight.join("eval.json").exists() && straight.join("curve.png").exists());
 
+    // Another seed: refused, naming both values.
+    let err =
+        common::refused_resume("ntuple-2048", &interrupted, &["--seed", "99", "--config", config.to_str().unwrap()]);
+    assert!(err.contains("this run is seed = 99"), "{err}");
     // Another layout: refused, naming the key.
     let refused = train(&interrupted, &other, 90, true);
     assert!(!refused.status.success());

@@ -39,5 +39,13 @@ fn resume_in_a_new_process_is_bit_identical() {
     let lines = std::fs::read_to_string(interrupted.join("metrics.jsonl")).unwrap();
     let steps = lines.lines().filter(|l| l.contains("\"loss\"")).count();
     assert_eq!(steps, 300);
+
+    // Another seed or learning rate is refused, naming both values.
+    let err = common::refused_resume("digits-mlp", &interrupted, &["--steps", "400", "--seed", "99"]);
+    assert!(err.contains("seed = 0, this run is seed = 99"), "{err}");
+    let config = root.join("lr.json");
+    std::fs::write(&config, r#"{"lr": 0.01}"#).unwrap();
+    let err = common::refused_resume("digits-mlp", &interrupted, &["--config", config.to_str().unwrap()]);
+    assert!(err.contains("lr = 0.001, this run is lr = 0.01"), "{err}");
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -49,12 +49,12 @@ impl Default for CartPoleConfig {
 impl CartPoleConfig {
     /// Checks every field, naming the one out of range.
     pub fn validate(&self) -> Result<(), EnvError> {
-        if self.max_steps == 0 {
+        if !(1..=crate::MAX_EPISODE_STEPS).contains(&self.max_steps) {
             return Err(EnvError::InvalidConfig {
                 env: "cartpole",
                 field: "max_steps",
-                expected: "at least 1",
-                found: 0.0,
+                expected: "1..=1000000 (MAX_EPISODE_STEPS)",
+                found: self.max_steps as f64,
             });
         }
         Ok(())

@@ -44,7 +44,7 @@ pub use backgammon::{Backgammon, BackgammonConfig};
 pub use cartpole::{CartPole, CartPoleConfig};
 pub use connect4::ConnectFour;
 pub use cube2::{Cube2, Cube2Config, CubeDistances, CubeState};
-pub use env::{Env, Step};
+pub use env::{Env, MAX_EPISODE_STEPS, Step};
 pub use error::EnvError;
 pub use game::{Game, Turn};
 pub use game2048::{Board, BoardEncoding, Game2048, Game2048Config};

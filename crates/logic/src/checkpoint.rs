@@ -5,8 +5,9 @@
 //! from one continues bit-identically.
 
 use crate::ca::LogicCaConfig;
+use crate::population::{member_of_slot, member_seed};
 use crate::train::CheckerboardTrainer;
-use crate::{CheckerboardConfig, LogicError, Result};
+use crate::{CheckerboardConfig, Kept, LogicError, Population, Result};
 use minnow_nn::{Checkpoint, CheckpointWriter};
 use minnow_optim::{Optimizer, load_state_by_param, state_by_param};
 use std::path::Path;
@@ -102,5 +103,59 @@ impl CheckerboardTrainer {
     pub fn resume(config: &CheckerboardConfig, path: &Path) -> Result<Self> {
         let checkpoint = Checkpoint::load(path).map_err(bad)?;
         Self::from_checkpoint(config, &checkpoint)
+    }
+}
+
+impl Population {
+    /// Restores what the population had found from the metadata of member
+    /// 0's checkpoint (`first_perfect`; the kept circuit as `best_ops`,
+    /// `best_member`, `best_step`, `best_score`), every field checked
+    /// against this run (a crafted value is an error naming the field,
+    /// never a panic later). Call on a population whose members are
+    /// already resumed.
+    pub fn restore_kept(&mut self, checkpoint: &Checkpoint) -> Result<()> {
+        let steps = self.steps_done();
+        let field = |key: &str, expected: &str, found: &str| {
+            bad(format!("metadata '{key}': expected {expected}, found '{found}'"))
+        };
+        let step = |key: &str| -> Result<usize> {
+            let text = checkpoint.require_meta(key).map_err(bad)?;
+            // A repair after the last step offers its circuit as the next.
+            let expected = format!("a step up to {steps} (the run's)");
+            text.parse::<usize>().ok().filter(|&s| s <= steps).ok_or_else(|| field(key, &expected, text))
+        };
+        let first_perfect = match checkpoint.meta("first_perfect") {
+            None | Some("none") => None,
+            Some(_) => Some(step("first_perfect")?),
+        };
+        let kept = match checkpoint.tensor("best_ops") {
+            None => None,
+            Some(ops) => {
+                // Every member trained so far, restarted ones included.
+                let config = self.config();
+                let members = member_of_slot(config, config.population - 1, steps) + 1;
+                let text = checkpoint.require_meta("best_member").map_err(bad)?;
+                let expected = format!("a member below {members}");
+                let member = text.parse::<usize>().ok().filter(|&m| m < members);
+                let member = member.ok_or_else(|| field("best_member", &expected, text))?;
+                let text = checkpoint.require_meta("best_score").map_err(bad)?;
+                let score = text.parse::<f64>().ok().filter(|s| (0.0..=1.0).contains(s));
+                let score = score.ok_or_else(|| field("best_score", "a score in [0, 1]", text))?;
+                let step = step("best_step")?;
+                let gates = self.members()[0].ca.circuit().params;
+                if ops.len() != gates {
+                    let expected = format!("one op per gate ({gates} values)");
+                    return Err(field("best_ops", &expected, &format!("{} values", ops.len())));
+                }
+                let op_range = 0.0..crate::gates::OPS as f32;
+                if let Some(op) = ops.iter().find(|&&op| !(op_range.contains(&op) && op.fract() == 0.0)) {
+                    return Err(field("best_ops", &format!("ops 0..{}", crate::gates::OPS), &op.to_string()));
+                }
+                let seed = member_seed(self.config().seed, member);
+                Some(Kept { member, seed, step, score, ops: ops.iter().map(|&op| op as u8).collect() })
+            }
+        };
+        self.restore(first_perfect, kept);
+        Ok(())
     }
 }

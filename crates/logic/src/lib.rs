@@ -63,6 +63,7 @@ pub mod gates;
 pub mod hard;
 pub mod layer;
 pub mod life;
+mod memory;
 pub mod population;
 pub mod reference;
 pub mod repair;

@@ -7,16 +7,44 @@
 //! checkpoint or the new one, never a torn file. A tensor holding NaN or an
 //! infinity is refused on both sides: writing fails before the file is
 //! touched, so the last good checkpoint stays. Reading validates
-//! everything (header, dtypes, shapes, lengths, finite values) and returns
-//! an error naming the first problem; a corrupt or truncated file never
+//! everything (header, dtypes, shapes, lengths, finite values, and the
+//! content checksum of every tensor and metadata value) and returns an
+//! error naming the first problem; a corrupt or truncated file never
 //! panics.
 
+use crate::checksum::ContentHash;
 use crate::{NnError, Params, Result};
 use minnow_tensor::Shape;
 use safetensors::tensor::{Dtype, TensorView};
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+/// The metadata key of the content checksum: 16 hex digits of
+/// [`ContentHash`] over every tensor (by name: name, shape, bytes) and
+/// every other metadata entry (by key). A file without it (written before
+/// it existed) still loads.
+pub const CHECKSUM_KEY: &str = "checksum";
+
+/// The content checksum of a checkpoint's tensors and metadata.
+fn checksum<'a>(
+    tensors: impl Iterator<Item = (&'a str, &'a [usize], &'a [u8])>,
+    metadata: &HashMap<String, String>,
+) -> u64 {
+    let mut tensors: Vec<_> = tensors.collect();
+    tensors.sort_unstable_by_key(|t| t.0);
+    let mut hash = ContentHash::new();
+    for (name, dims, bytes) in tensors {
+        let dims: Vec<u8> = dims.iter().flat_map(|&d| (d as u64).to_le_bytes()).collect();
+        hash.bytes(name.as_bytes()).bytes(&dims).bytes(bytes);
+    }
+    let mut entries: Vec<_> = metadata.iter().filter(|(k, _)| *k != CHECKSUM_KEY).collect();
+    entries.sort_unstable();
+    for (key, value) in entries {
+        hash.bytes(key.as_bytes()).bytes(value.as_bytes());
+    }
+    hash.finish()
+}
 
 /// A checkpoint being assembled: named tensors and metadata.
 #[derive(Debug, Default)]
@@ -71,6 +99,9 @@ impl CheckpointWriter {
         if let Some(error) = self.non_finite {
             return Err(error);
         }
+        let mut metadata = self.metadata;
+        let sum = checksum(self.tensors.iter().map(|(n, d, b)| (n.as_str(), d.as_slice(), b.as_slice())), &metadata);
+        metadata.insert(CHECKSUM_KEY.to_string(), format!("{sum:016x}"));
         let views = self
             .tensors
             .iter()
@@ -80,7 +111,7 @@ impl CheckpointWriter {
                     .map_err(|e| NnError::CorruptCheckpoint { detail: format!("tensor '{name}': {e}") })
             })
             .collect::<Result<Vec<_>>>()?;
-        let bytes = safetensors::serialize(views, Some(self.metadata))
+        let bytes = safetensors::serialize(views, Some(metadata))
             .map_err(|e| NnError::CorruptCheckpoint { detail: e.to_string() })?;
         write_atomically(path, &bytes)
     }
@@ -100,7 +131,10 @@ fn io_error(path: &Path, e: std::io::Error) -> NnError {
     NnError::io(path, &e)
 }
 
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+/// Writes `bytes` to `path` so that a crash at any moment leaves the old
+/// file or the new one whole: a temporary file beside it (`.NAME.tmp`),
+/// synced, renamed over `path`, and the directory synced.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
     let tmp: PathBuf = dir.join(format!(".{}.tmp", path.file_name().and_then(|n| n.to_str()).unwrap_or("checkpoint")));
@@ -139,8 +173,21 @@ impl Checkpoint {
         let corrupt = |detail: String| NnError::CorruptCheckpoint { detail };
         let (_, header) = safetensors::SafeTensors::read_metadata(bytes).map_err(|e| corrupt(e.to_string()))?;
         let file = safetensors::SafeTensors::deserialize(bytes).map_err(|e| corrupt(e.to_string()))?;
+        let metadata = header.metadata().clone().unwrap_or_default();
+        let views = file.tensors();
+        if let Some(stored) = metadata.get(CHECKSUM_KEY) {
+            let stored = u64::from_str_radix(stored, 16).ok().filter(|_| stored.len() == 16).ok_or_else(|| {
+                corrupt(format!("metadata '{CHECKSUM_KEY}': expected 16 hex digits, found '{stored}'"))
+            })?;
+            let computed = checksum(views.iter().map(|(n, v)| (n.as_str(), v.shape(), v.data())), &metadata);
+            if computed != stored {
+                return Err(corrupt(format!(
+                    "the content does not match its checksum (stored {stored:016x}, computed {computed:016x})"
+                )));
+            }
+        }
         let mut tensors = BTreeMap::new();
-        for (name, view) in file.tensors() {
+        for (name, view) in views {
             if view.dtype() != Dtype::F32 {
                 return Err(corrupt(format!("tensor '{name}' has dtype {:?}, expected F32", view.dtype())));
             }
@@ -155,7 +202,7 @@ impl Checkpoint {
             }
             tensors.insert(name, (shape, values));
         }
-        Ok(Self { tensors, metadata: header.metadata().clone().unwrap_or_default() })
+        Ok(Self { tensors, metadata })
     }
 
     /// The values of tensor `name`, if saved.
@@ -171,6 +218,29 @@ impl Checkpoint {
     /// Every tensor name, sorted.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.tensors.keys().map(String::as_str)
+    }
+
+    /// Every metadata entry, sorted by key.
+    pub fn metadata(&self) -> Vec<(&str, &str)> {
+        let mut entries: Vec<_> = self.metadata.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        entries.sort_unstable();
+        entries
+    }
+
+    /// A writer holding the same tensors and metadata but those named in
+    /// `leave_out` (the checksum is computed anew on saving): to copy a
+    /// checkpoint with changes.
+    pub fn rewrite(&self, leave_out: &[&str]) -> CheckpointWriter {
+        let mut writer = CheckpointWriter::new();
+        for (name, (shape, values)) in self.tensors.iter().filter(|(n, _)| !leave_out.contains(&n.as_str())) {
+            writer = writer.tensor(name, shape.dims(), values);
+        }
+        for (key, value) in &self.metadata {
+            if key != CHECKSUM_KEY && !leave_out.contains(&key.as_str()) {
+                writer = writer.meta(key, value.clone());
+            }
+        }
+        writer
     }
 
     /// The metadata value of `key`, if saved.

@@ -110,6 +110,7 @@ pub trait Examples {
 /// partial batch of an epoch is dropped, so every batch has the same shape;
 /// the order is reshuffled (seeded) at each epoch. Serialisable for resume.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
 pub struct Batches {
     order: Vec<u32>,
     position: usize,
@@ -138,6 +139,13 @@ impl Batches {
     /// Rows per batch.
     pub fn batch_size(&self) -> usize {
         self.batch
+    }
+
+    /// Batches handed out since the start (each epoch hands out
+    /// [`per_epoch`](Self::per_epoch)): a resumed run checks its step
+    /// count against it.
+    pub fn served(&self) -> u64 {
+        self.epoch * self.per_epoch() as u64 + (self.position / self.batch) as u64
     }
 
     /// Batches per epoch.

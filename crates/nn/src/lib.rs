@@ -36,6 +36,7 @@
 mod activation;
 mod batch_norm;
 mod checkpoint;
+mod checksum;
 mod conv;
 mod csv;
 mod data;
@@ -58,7 +59,7 @@ mod sequential;
 
 pub use activation::Activation;
 pub use batch_norm::{BatchNorm1d, BatchNorm1dConfig};
-pub use checkpoint::{Checkpoint, CheckpointWriter};
+pub use checkpoint::{CHECKSUM_KEY, Checkpoint, CheckpointWriter, write_atomically};
 pub use conv::{Conv2d, Conv2dConfig, MaxPool2d};
 pub use data::{Batches, Dataset, Examples};
 pub use digits_cnn::{DigitsCnn, DigitsCnnConfig};

@@ -93,16 +93,20 @@ proptest! {
     }
 
     #[test]
-    fn bit_flips_never_panic(at in 0usize..10_000, bit in 0u8..8) {
-        let mut bytes = saved_bytes();
+    fn bit_flips_are_errors_never_panics_nor_silent_changes(at in 0usize..10_000, bit in 0u8..8) {
+        let clean = saved_bytes();
+        let mut bytes = clean.clone();
         let at = at % bytes.len();
         bytes[at] ^= 1 << bit;
-        // A flip in the data is still a readable file; one in the header
-        // must be an error. Either way: no panic, and a loaded checkpoint
-        // either restores into the model or says why not.
+        // The checksum covers every tensor and metadata value: a flip is an
+        // error, or (in a key the reader does not look at, such as the
+        // checksum's own name) leaves the content as it was.
         if let Ok(ckpt) = Checkpoint::from_bytes(&bytes) {
-            let mut params = model(&[3, 4, 2], 5);
-            let _ = ckpt.restore_params(&mut params);
+            let clean = Checkpoint::from_bytes(&clean).unwrap();
+            for name in clean.names() {
+                prop_assert_eq!(ckpt.tensor(name), clean.tensor(name), "tensor {}", name);
+            }
+            prop_assert_eq!(ckpt.meta("step"), Some("7"));
         }
     }
 }
@@ -114,12 +118,51 @@ fn non_finite_tensors_are_refused_when_writing_and_when_reading() {
     let err = CheckpointWriter::new().tensor("w", &[2], &[1.0, f32::INFINITY]).save(&path).unwrap_err();
     assert_eq!(err.to_string(), "checkpoint: tensor 'w' holds a non-finite value (inf at index 1)");
     assert!(!path.exists(), "nothing is written");
-    // A file holding a NaN (written by something else) is refused on load.
-    let bytes = saved_bytes();
-    let data_start = bytes.len() - 4;
-    let mut poisoned = bytes.clone();
-    poisoned[data_start..].copy_from_slice(&f32::NAN.to_le_bytes());
+    // A file holding a NaN, written by something else (no checksum), is
+    // refused on load; in one of ours the checksum sees the change first.
+    let poisoned = unchecked_bytes(&[("w", &[1.0, f32::NAN])]);
     let err = Checkpoint::from_bytes(&poisoned).unwrap_err().to_string();
-    assert!(err.contains("holds a non-finite value (NaN at index"), "{err}");
-    assert!(Checkpoint::from_bytes(&bytes).is_ok());
+    assert!(err.contains("tensor 'w' holds a non-finite value (NaN at index 1)"), "{err}");
+    let mut bytes = saved_bytes();
+    let end = bytes.len();
+    bytes[end - 4..].copy_from_slice(&f32::NAN.to_le_bytes());
+    let err = Checkpoint::from_bytes(&bytes).unwrap_err().to_string();
+    assert!(err.contains("does not match its checksum"), "{err}");
+}
+
+/// A safetensors file written without minnow's checksum (by an older
+/// minnow, or another tool).
+fn unchecked_bytes(tensors: &[(&str, &[f32])]) -> Vec<u8> {
+    let data: Vec<(String, Vec<u8>, usize)> = tensors
+        .iter()
+        .map(|(name, values)| (name.to_string(), values.iter().flat_map(|v| v.to_le_bytes()).collect(), values.len()))
+        .collect();
+    let views = data.iter().map(|(name, bytes, len)| {
+        (name.clone(), safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![*len], bytes).unwrap())
+    });
+    safetensors::serialize(views, Some([("step".to_string(), "3".to_string())].into())).unwrap()
+}
+
+#[test]
+fn a_checksum_detects_corrupted_data_and_files_without_one_still_load() {
+    let mut bytes = saved_bytes();
+    let clean = Checkpoint::from_bytes(&bytes).unwrap();
+    assert_eq!(clean.meta(minnow_nn::CHECKSUM_KEY).map(str::len), Some(16));
+    // One tensor value nudged by one ulp: still finite, still a valid file.
+    let end = bytes.len();
+    let last = f32::from_le_bytes(bytes[end - 4..].try_into().unwrap());
+    bytes[end - 4..].copy_from_slice(&f32::from_bits(last.to_bits() ^ 1).to_le_bytes());
+    let err = Checkpoint::from_bytes(&bytes).unwrap_err().to_string();
+    assert!(err.starts_with("not a readable checkpoint: the content does not match its checksum"), "{err}");
+
+    let old = Checkpoint::from_bytes(&unchecked_bytes(&[("w", &[1.0, 2.0])])).unwrap();
+    assert_eq!((old.tensor("w"), old.meta("step")), (Some(&[1.0f32, 2.0][..]), Some("3")));
+
+    // A checksum that is not 16 hex digits is named.
+    let mut garbled = saved_bytes();
+    let stored = clean.meta(minnow_nn::CHECKSUM_KEY).unwrap().as_bytes();
+    let at = garbled.windows(16).position(|w| w == stored).unwrap();
+    garbled[at..at + 16].copy_from_slice(b"zz00000000000000");
+    let err = Checkpoint::from_bytes(&garbled).unwrap_err().to_string();
+    assert!(err.contains("metadata 'checksum': expected 16 hex digits, found 'zz00000000000000'"), "{err}");
 }

@@ -70,8 +70,11 @@ fn batches_cover_each_epoch_and_resume_exactly() {
     assert!(err(&order("[]"), 10, 3).contains("an order of 0 rows"));
     assert!(err(&order("[0,1,2,3,4,5,6,7,8,99]"), 10, 3).contains("row 99"));
     assert!(err(&order("[0,1,2,3,4,5,6,7,8,8]"), 10, 3).contains("row 8"));
-    assert!(
-        err(&saved.replace("\"position\":", "\"position\":1000000,\"_\":"), 10, 3)
-            .contains("position 1000000 past the 10 rows")
-    );
+    let at = saved.find("\"position\":").unwrap() + "\"position\":".len();
+    let end = at + saved[at..].find(|c: char| !c.is_ascii_digit()).unwrap();
+    let far = format!("{}1000000{}", &saved[..at], &saved[end..]);
+    assert!(err(&far, 10, 3).contains("position 1000000 past the 10 rows"), "{}", err(&far, 10, 3));
+    // A field it does not know is refused too.
+    let extra = saved.replace("\"position\":", "\"_\":1,\"position\":");
+    assert!(err(&extra, 10, 3).contains("unknown field `_`"), "{}", err(&extra, 10, 3));
 }

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 pub const MAX_N: usize = 5;
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct NStepConfig {
     /// Rewards summed per transition, 1..=5 (1: plain 1-step transitions).
     pub n: usize,
@@ -252,6 +253,7 @@ impl NStep {
 }
 
 #[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct NStepMeta {
     config: NStepConfig,
     obs_size: usize,

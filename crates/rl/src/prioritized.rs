@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 /// proportional variant (alpha 0.6, beta 0.4 annealed to 1). Sampling is
 /// always stratified proportional; `replay.sampling` is not used.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PrioritizedConfig {
     pub replay: ReplayConfig,
     /// Priority exponent: 0 is uniform sampling, 1 fully proportional.
@@ -230,6 +231,7 @@ struct StoredLen {
 }
 
 #[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct PerMeta {
     alpha: f32,
     beta_start: f32,

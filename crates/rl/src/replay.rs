@@ -20,6 +20,7 @@ pub enum Sampling {
 
 /// A replay buffer's shape.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ReplayConfig {
     /// Transitions held; once full, each push overwrites the oldest.
     pub capacity: usize,
@@ -342,6 +343,7 @@ impl TransitionSink for ReplayBuffer {
 }
 
 #[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct ReplayMeta {
     config: ReplayConfig,
     head: usize,

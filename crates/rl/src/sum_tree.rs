@@ -131,6 +131,7 @@ impl SumTree {
 }
 
 #[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct SumTreeMeta {
     capacity: usize,
 }

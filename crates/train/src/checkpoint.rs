@@ -217,6 +217,25 @@ impl RunCheckpoint {
     }
 }
 
+/// A config's identity for [`Run::identity`](crate::Run::identity): the
+/// config as JSON without the `free` keys (dotted paths for nested ones,
+/// `eval.every`), which may change on a resume. A mismatch then names the
+/// first differing key and both values.
+pub fn config_identity<T: Serialize + ?Sized>(config: &T, free: &[&str]) -> String {
+    // Through text, so that an f32 reads as written (0.001, not the f64
+    // 0.0010000000474974513 that `to_value` would make of it).
+    let text = serde_json::to_string(config).expect("a config is plain data and always serialises");
+    let mut json: serde_json::Value = serde_json::from_str(&text).expect("serde_json reads what it wrote");
+    for path in free {
+        let (parents, last) = path.rsplit_once('.').map_or(("", *path), |(p, l)| (p, l));
+        let parent = parents.split('.').filter(|k| !k.is_empty()).try_fold(&mut json, |v, k| v.get_mut(k));
+        if let Some(serde_json::Value::Object(fields)) = parent {
+            fields.remove(last);
+        }
+    }
+    json.to_string()
+}
+
 /// The error for a config identity that differs from the checkpoint's:
 /// for JSON identities, the first differing key and its two values;
 /// otherwise the two identities whole.
@@ -271,5 +290,17 @@ mod tests {
         assert!(err(r#"{"seed":3,"replay":{"capacity":100,"prioritized":true}}"#).contains("n_step = absent"));
         // Not JSON: both whole.
         assert!(mismatch("width=4", "width=5").to_string().ends_with("with width=4, this run is width=5"));
+    }
+
+    #[test]
+    fn a_config_identity_leaves_out_the_free_keys_at_any_depth() {
+        let config = serde_json::json!({"seed": 1, "steps": 9, "eval": {"every": 5, "seed": 2}, "net": {"width": 4}});
+        let identity = config_identity(&config, &["steps", "eval.every", "net.missing", "absent.key"]);
+        let kept: serde_json::Value = serde_json::from_str(&identity).unwrap();
+        assert_eq!(kept, serde_json::json!({"seed": 1, "eval": {"seed": 2}, "net": {"width": 4}}));
+        let reseeded =
+            serde_json::json!({"seed": 99, "steps": 1, "eval": {"every": 7, "seed": 2}, "net": {"width": 4}});
+        let other = config_identity(&reseeded, &["steps", "eval.every"]);
+        assert!(mismatch(&identity, &other).to_string().contains("seed = 1, this run is seed = 99"));
     }
 }

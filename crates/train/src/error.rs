@@ -27,12 +27,24 @@ pub enum TrainError {
     BadState { key: String, detail: String },
     #[error("{}: record {record} of the event file is corrupt: {detail}", path.display())]
     CorruptEvents { path: std::path::PathBuf, record: usize, detail: String },
+    /// A training step's loss came out NaN or infinite (a learning rate
+    /// too large, say): nothing was updated from it.
+    #[error("training step {step}: the loss is not finite ({value}); lower the learning rate")]
+    NonFiniteLoss { step: u64, value: f32 },
     /// The run's state went non-finite: no checkpoint is written over the
-    /// last good one.
+    /// last good one. (`first_bad` names the tensor in the message; it is
+    /// not the error's `source`, which a front end would print again.)
     #[error(
-        "step {step}: the run's state is not finite, so no checkpoint was written over the last good one: {source}"
+        "step {step}: the run's state is not finite, so no checkpoint was written over the last good one: {first_bad}"
     )]
-    NonFinite { step: u64, source: minnow_nn::NnError },
+    NonFinite { step: u64, first_bad: minnow_nn::NnError },
+    /// A config whose buffers would not fit in memory, refused before
+    /// anything is allocated.
+    #[error(
+        "{what} needs about {needed} of memory, more than the {available} this machine has available \
+         (MemAvailable in /proc/meminfo); choose smaller sizes"
+    )]
+    OutOfMemory { what: String, needed: String, available: String },
     /// A stop was requested (Ctrl-C, SIGTERM): the run saved its checkpoint
     /// at `step` and stopped.
     #[error("stopped at step {step} as asked; the checkpoint is saved (continue with --resume)")]

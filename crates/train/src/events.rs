@@ -16,6 +16,12 @@ pub enum Event<'a> {
 /// Receives a run's events (progress bars, metrics files, tests).
 pub trait Observer {
     fn observe(&mut self, event: Event<'_>);
+
+    /// Makes everything observed so far durable (files written and
+    /// synced). The driver calls it before writing a checkpoint, so a
+    /// metrics history never lags the checkpoint a resume starts from.
+    /// An observer that wraps another must pass it on.
+    fn persist(&mut self) {}
 }
 
 /// Ignores everything.
@@ -29,10 +35,19 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
         self.0.observe(event);
         self.1.observe(event);
     }
+
+    fn persist(&mut self) {
+        self.0.persist();
+        self.1.persist();
+    }
 }
 
 impl<O: Observer + ?Sized> Observer for &mut O {
     fn observe(&mut self, event: Event<'_>) {
         (**self).observe(event);
+    }
+
+    fn persist(&mut self) {
+        (**self).persist();
     }
 }

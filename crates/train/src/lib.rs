@@ -7,12 +7,13 @@
 pub mod checkpoint;
 mod error;
 mod events;
+pub mod memory;
 mod run;
 pub mod sinks;
 mod stop;
 pub mod supervised;
 
-pub use checkpoint::{RunCheckpoint, RunCheckpointWriter};
+pub use checkpoint::{RunCheckpoint, RunCheckpointWriter, config_identity};
 pub use error::{Result, TrainError};
 pub use events::{Event, Observer};
 pub use run::{Cadence, Metrics, Run, Timing, drive, resume, save};

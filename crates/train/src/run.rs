@@ -107,7 +107,12 @@ pub fn drive(
         let before = run.step();
         let started = Instant::now();
         metrics.clear();
-        run.train_step(&mut metrics)?;
+        run.train_step(&mut metrics).map_err(|e| match e {
+            crate::TrainError::Autodiff(minnow_autodiff::Error::NonFiniteLoss { value }) => {
+                crate::TrainError::NonFiniteLoss { step: before + 1, value }
+            }
+            e => e,
+        })?;
         timing.train_seconds += started.elapsed().as_secs_f64();
         let step = run.step();
         if !metrics.is_empty() {
@@ -130,6 +135,7 @@ pub fn drive(
             && (on_cadence || stop)
         {
             let started = Instant::now();
+            observer.persist();
             save(run, path)?;
             timing.checkpoint_seconds += started.elapsed().as_secs_f64();
             observer.observe(Event::Checkpoint { step, path });
@@ -146,8 +152,8 @@ pub fn save(run: &dyn Run, path: &Path) -> Result<()> {
     let mut writer = RunCheckpointWriter::new(run.task(), &run.identity(), run.step());
     run.save(&mut writer)?;
     writer.save(path).map_err(|e| match e {
-        crate::TrainError::Nn(source @ minnow_nn::NnError::NonFinite { .. }) => {
-            crate::TrainError::NonFinite { step: run.step(), source }
+        crate::TrainError::Nn(first_bad @ minnow_nn::NnError::NonFinite { .. }) => {
+            crate::TrainError::NonFinite { step: run.step(), first_bad }
         }
         e => e,
     })

@@ -126,13 +126,29 @@ impl DigitsConfig {
         Ok(())
     }
 
+    /// The memory a run of this config needs, roughly, in bytes: each
+    /// parameter four times (value, gradient, Adam's two moments) and the
+    /// activations of the larger of a training and an evaluation batch.
+    pub fn memory_bytes(&self) -> f64 {
+        let h = self.hidden as f64;
+        let params = match self.model {
+            Model::Mlp => 64.0 * h + h + h * h + h + 10.0 * h + 10.0,
+            Model::Cnn => {
+                let [c1, c2] = DigitsCnnConfig::default().channels.map(|c| c as f64);
+                9.0 * c1 + c1 + 9.0 * c1 * c2 + c2 + 4.0 * c2 * h + h + 10.0 * h + 10.0
+            }
+            Model::Lstm => 4.0 * h * (8.0 + h) + 8.0 * h + 10.0 * h + 10.0,
+        };
+        // Per example and hidden unit: a few dozen floats on the tape (8
+        // steps of an LSTM's gates), a generous bound for the MLP and CNN.
+        let activations = self.batch.max(EVAL_BATCH) as f64 * h * 64.0;
+        4.0 * (4.0 * params + activations)
+    }
+
     /// The fields that shape the computation: a checkpoint resumes only
     /// under the same ones (steps and cadences may change).
     fn identity(&self) -> String {
-        let Self { model, hidden, batch, lr, schedule, weight_decay, seed, .. } = self;
-        format!(
-            "model={model:?} hidden={hidden} batch={batch} lr={lr} schedule={schedule:?} weight_decay={weight_decay} seed={seed}"
-        )
+        crate::config_identity(self, &["steps", "eval_every", "checkpoint_every"])
     }
 }
 
@@ -192,6 +208,8 @@ impl DigitsRun {
     /// A fresh run: the network initialised from the seed.
     pub fn new(config: DigitsConfig, train: Dataset, test: Dataset) -> Result<Self> {
         config.validate()?;
+        let what = format!("the digits {:?} network (hidden {})", config.model, config.hidden).to_lowercase();
+        crate::memory::check_fits(&what, config.memory_bytes())?;
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(config.seed);
         let mut params = Params::new();
         let network = match config.model {
@@ -355,6 +373,16 @@ impl Run for DigitsRun {
         let (rows, batch) = (self.train.len(), self.batches.batch_size());
         self.batches = Batches::from_json(checkpoint.raw().require_meta("batches")?, rows, batch)?;
         self.step = checkpoint.step()?;
+        // One batch and one Adam step per training step: crafted counts
+        // that disagree would continue a different run.
+        let (served, adam) = (self.batches.served(), self.adam.step_count());
+        if served != self.step || adam != self.step {
+            let detail = format!(
+                "step {}, but the batch order has served {served} batches and Adam has taken {adam} steps",
+                self.step
+            );
+            return Err(TrainError::BadState { key: "step".into(), detail });
+        }
         Ok(())
     }
 }

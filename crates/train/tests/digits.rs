@@ -53,7 +53,7 @@ fn resuming_from_a_checkpoint_is_exact() {
 
     let other = DigitsConfig { lr: 0.01, ..config };
     let err = DigitsRun::resume(other, train, test, &path).unwrap_err();
-    assert!(err.to_string().contains("lr=0.01"), "{err}");
+    assert!(err.to_string().contains("lr = 0.001, this run is lr = 0.01"), "{err}");
 }
 
 #[test]

@@ -87,6 +87,10 @@ impl Observer for Record {
             Event::Checkpoint { step, .. } => format!("checkpoint {step}"),
         });
     }
+
+    fn persist(&mut self) {
+        self.0.push("persist".into());
+    }
 }
 
 #[test]
@@ -100,7 +104,9 @@ fn cadence_follows_crossings_and_resume_is_exact() {
     let mut record = Record::default();
     minnow_train::drive(&mut straight, cadence, Some(&path), &mut record).unwrap();
     let events = record.0.iter().filter(|e| !e.starts_with("step")).cloned().collect::<Vec<_>>();
-    assert_eq!(events, ["eval 6", "eval 12", "checkpoint 12", "eval 15", "eval 21", "checkpoint 21"]);
+    // The metrics observed are made durable before each checkpoint is written.
+    let expected = ["eval 6", "eval 12", "persist", "checkpoint 12", "eval 15", "eval 21", "persist", "checkpoint 21"];
+    assert_eq!(events, expected);
     assert_eq!(record.0.iter().filter(|e| e.starts_with("step")).count(), 7);
 
     // Stopped at its checkpoint at step 12 and resumed.
@@ -146,7 +152,7 @@ fn a_run_that_ends_early_is_checkpointed_and_evaluated_as_at_its_end() {
     let mut run = Toy { budget: 7, ..Toy::new(30, 4) };
     let mut record = Record::default();
     minnow_train::drive(&mut run, cadence, Some(&path), &mut record).unwrap();
-    assert_eq!(record.0, ["step 3", "step 6", "step 9", "eval 9", "checkpoint 9"]);
+    assert_eq!(record.0, ["step 3", "step 6", "step 9", "eval 9", "persist", "checkpoint 9"]);
     // Out of budget from the start: nothing runs.
     let mut record = Record::default();
     minnow_train::drive(&mut run, cadence, Some(&path), &mut record).unwrap();

@@ -15,3 +15,17 @@ pub fn assert_same_checkpoints(a: &Path, b: &Path) -> (Checkpoint, Checkpoint) {
     }
     (a, b)
 }
+
+/// Runs `cargo xtask train TASK --resume --out OUT ARGS`, asserts that it
+/// is refused, and returns what it printed to stderr.
+pub fn refused_resume(task: &str, out: &Path, args: &[&str]) -> String {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["train", task, "--resume", "--out"])
+        .arg(out)
+        .args(args)
+        .output()
+        .expect("xtask runs");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(1), "{task} {args:?} must be refused: {stderr}");
+    stderr
+}

@@ -42,8 +42,8 @@ impl Cube2Config {
         if self.scramble_depth == 0 {
             return bad("scramble_depth", "at least 1", 0.0);
         }
-        if self.max_steps == 0 {
-            return bad("max_steps", "at least 1", 0.0);
+        if !(1..=crate::MAX_EPISODE_STEPS).contains(&self.max_steps) {
+            return bad("max_steps", "1..=1000000 (MAX_EPISODE_STEPS)", self.max_steps as f64);
         }
         if !self.reward_solved.is_finite() {
             return bad("reward_solved", "finite", self.reward_solved as f64);

@@ -33,14 +33,11 @@ impl<G: Game + Default + Send + Sync> Run for AzRun<G> {
         &self.task
     }
 
-    /// The network's shape and every section that shapes the games and the
-    /// updates; iterations, the time limit, evaluations and the checkpoint
-    /// cadence may change on a resume.
+    /// The seed, the network's shape and every section that shapes the
+    /// games and the updates; iterations, the time limit, evaluations and
+    /// the checkpoint cadence may change on a resume.
     fn identity(&self) -> String {
-        let c = &self.config;
-        let shaping = (c.seed, c.network, c.mcts, c.self_play, c.training);
-        let json = serde_json::to_string(&shaping).expect("a config is plain data and always serialises");
-        format!("network={} {json}", network_label::<G>(c))
+        minnow_train::config_identity(&self.config, &["iterations", "time_limit_minutes", "eval", "checkpoint_every"])
     }
 
     fn step(&self) -> u64 {

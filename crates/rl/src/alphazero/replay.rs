@@ -23,6 +23,7 @@ pub struct PositionReplay {
 }
 
 #[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Meta {
     capacity: usize,
     obs_size: usize,

@@ -29,6 +29,7 @@ use super::eval::{MatchResult, MctsPlayer, RandomPlayer, play_match, rollout_pla
 
 /// Counters over the whole run (kept in checkpoints).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Totals {
     pub games: u64,
     pub moves: u64,

@@ -236,17 +236,35 @@ impl DqnConfig {
         Ok(ScheduleConfig { base: self.optimizer.lr, warmup: None, decay: self.lr_decay }.build()?)
     }
 
+    /// The memory a learner of this config needs, roughly, in bytes, for
+    /// observations of `obs_size` values and `actions` actions: the online
+    /// and target networks with gradients and Adam's moments, the replay
+    /// memory, and the activations of a batch.
+    pub fn memory_bytes(&self, obs_size: usize, actions: usize) -> f64 {
+        let (o, a) = (obs_size as f64, actions as f64);
+        let net = &self.network;
+        let mut params = 0.0;
+        let mut inputs = o;
+        for &width in &net.hidden {
+            let w = width as f64;
+            params += (inputs + 1.0) * w + if net.layer_norm { 2.0 * w } else { 0.0 };
+            inputs = w;
+        }
+        params += (inputs + 1.0) * if net.dueling { a + 1.0 } else { a };
+        // Each transition: an observation and the next, the next state's
+        // action mask, and a few scalars and priorities.
+        let replay = self.replay.capacity as f64 * (2.0 * o + a + 8.0);
+        let hidden: f64 = net.hidden.iter().map(|&w| w as f64).sum();
+        let rows = self.batch_size as f64 * if self.all_actions { a + 1.0 } else { 2.0 } + self.num_envs as f64;
+        let activations = rows * (hidden + o + a) * 16.0;
+        4.0 * (5.0 * params + replay + activations)
+    }
+
     /// What must match for a checkpoint to resume under this config:
     /// every setting that shapes the run, as JSON (a mismatch is reported
     /// by its key). Only the step budget, the cadences and the thread
     /// count (results are identical on any count) may change on a resume.
     pub fn identity(&self) -> String {
-        let mut json = serde_json::to_value(self).expect("a config is plain data and always serialises");
-        if let Some(fields) = json.as_object_mut() {
-            for free in ["env_steps", "eval_every", "checkpoint_every", "threads"] {
-                fields.remove(free);
-            }
-        }
-        json.to_string()
+        minnow_train::config_identity(self, &["env_steps", "eval_every", "checkpoint_every", "threads"])
     }
 }

@@ -29,6 +29,7 @@ impl CurriculumConfig {
 
 /// The curriculum's state; plain data, saved as JSON in checkpoints.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Curriculum {
     pub config: CurriculumConfig,
     pub level: usize,

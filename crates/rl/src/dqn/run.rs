@@ -18,6 +18,7 @@ pub const RECENT_EPISODES: usize = 100;
 
 /// Returns, lengths and successes of the last [`RECENT_EPISODES`] episodes.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RecentEpisodes {
     pub returns: Vec<f32>,
     pub lengths: Vec<u32>,

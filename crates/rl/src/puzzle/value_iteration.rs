@@ -61,9 +61,10 @@ impl ValueIterationConfig {
         (self.lr as f64 + (self.final_lr as f64 - self.lr as f64) * progress) as f32
     }
 
-    /// What a checkpoint must share with the config that resumes it.
+    /// What a checkpoint must share with the config that resumes it:
+    /// everything but the step budget.
     pub fn identity(&self) -> String {
-        format!("net {:?}", self.net)
+        minnow_train::config_identity(self, &["steps"])
     }
 }
 

@@ -20,8 +20,9 @@ impl JsonLines {
     /// Opens `path` for a run at `step`: a new run (step 0) starts an empty
     /// file; a resumed run keeps only the lines up to its checkpoint's step
     /// (what came after is about to be redone). The kept lines are
-    /// rewritten to a temporary file that replaces the old one, so a crash
-    /// leaves one or the other whole.
+    /// rewritten to a temporary file that replaces the old one, so a kill
+    /// at any moment leaves one or the other whole: no line up to `step`
+    /// is ever lost.
     pub fn open(path: &Path, step: u64) -> Result<Self> {
         let mut kept = Vec::new();
         let mut text = String::new();
@@ -39,9 +40,7 @@ impl JsonLines {
                 }
             }
         }
-        let tmp = path.with_extension("jsonl.tmp");
-        std::fs::write(&tmp, &text).map_err(TrainError::io(&tmp))?;
-        std::fs::rename(&tmp, path).map_err(TrainError::io(path))?;
+        minnow_nn::write_atomically(path, text.as_bytes())?;
         let file = std::fs::OpenOptions::new().append(true).open(path).map_err(TrainError::io(path))?;
         Ok(Self { path: path.to_path_buf(), file: BufWriter::new(file), kept, line: Vec::new() })
     }
@@ -75,6 +74,12 @@ impl JsonLines {
     pub fn flush(&mut self) -> std::io::Result<()> {
         self.file.flush()
     }
+
+    /// Pushes buffered lines to the file and the file to the disk.
+    pub fn sync(&mut self) -> std::io::Result<()> {
+        self.file.flush()?;
+        self.file.get_ref().sync_data()
+    }
 }
 
 impl Observer for JsonLines {
@@ -84,6 +89,11 @@ impl Observer for JsonLines {
             Event::Step { step, metrics, .. } | Event::Eval { step, metrics } => self.write(step, metrics),
             Event::Checkpoint { .. } => self.flush(),
         };
+    }
+
+    fn persist(&mut self) {
+        // Best effort, as for every line: a failure here must not stop training.
+        let _ = self.sync();
     }
 }
 

@@ -77,7 +77,7 @@ impl TensorBoard {
             }
         }
         let tmp = tmp_path(&path);
-        sink.file.write_all(&bytes).and_then(|()| sink.file.flush()).map_err(TrainError::io(&tmp))?;
+        sink.file.write_all(&bytes).and_then(|()| sink.sync()).map_err(TrainError::io(&tmp))?;
         std::fs::rename(&tmp, &path).map_err(TrainError::io(&path))?;
         Ok(sink)
     }
@@ -113,6 +113,12 @@ impl TensorBoard {
     pub fn flush(&mut self) -> std::io::Result<()> {
         self.file.flush()
     }
+
+    /// Pushes buffered events to the file and the file to the disk.
+    pub fn sync(&mut self) -> std::io::Result<()> {
+        self.file.flush()?;
+        self.file.get_ref().sync_data()
+    }
 }
 
 impl Observer for TensorBoard {
@@ -123,6 +129,10 @@ impl Observer for TensorBoard {
             // TensorBoard reloads files as they grow: keep it current.
             Event::Checkpoint { .. } => self.flush(),
         };
+    }
+
+    fn persist(&mut self) {
+        let _ = self.sync();
     }
 }
 

@@ -1,0 +1,86 @@
+//! Crafted AlphaZero run-checkpoint metadata (the learner's RNG, Adam's
+//! step count, the position replay's state, the run totals, the network
+//! label): every value of every key replaced by arbitrary text,
+//! out-of-range numbers or JSON of another shape. Resuming is an error or
+//! a run that iterates on, never a panic.
+
+use minnow_envs::TicTacToe;
+use minnow_nn::Checkpoint;
+use minnow_rl::alphazero::{AzConfig, AzRun};
+use proptest::prelude::*;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+fn config() -> AzConfig {
+    let mut c = AzConfig::tictactoe();
+    c.iterations = 3;
+    c.self_play.games_per_iteration = 8;
+    c.self_play.parallel_games = 8;
+    c.training.min_replay = 16;
+    c.training.steps_per_iteration = 2;
+    c.training.batch = 16;
+    c
+}
+
+fn scratch() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("minnow-hostile-az-meta-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A checkpoint after two iterations, made once.
+fn saved() -> &'static Checkpoint {
+    static SAVED: OnceLock<Checkpoint> = OnceLock::new();
+    SAVED.get_or_init(|| {
+        let path = scratch().join("clean.safetensors");
+        let mut run = AzRun::<TicTacToe>::new(config()).unwrap();
+        run.iterate().unwrap();
+        run.iterate().unwrap();
+        minnow_train::save(&run, &path).unwrap();
+        Checkpoint::load(&path).unwrap()
+    })
+}
+
+fn crafted(original: String) -> impl Strategy<Value = String> {
+    let edited = original.clone();
+    prop_oneof![
+        Just(String::new()),
+        Just("18446744073709551616".to_string()),
+        Just("-1".to_string()),
+        Just("{}".to_string()),
+        Just("null".to_string()),
+        any::<u64>().prop_map(|n| n.to_string()),
+        "\\PC{0,40}",
+        (0..original.len().max(1), 0u64..100_000).prop_map(move |(at, n)| {
+            let digits: Vec<usize> =
+                edited.char_indices().filter(|(_, c)| c.is_ascii_digit()).map(|(i, _)| i).collect();
+            match digits.get(at % digits.len().max(1)) {
+                Some(&i) => format!("{}{n}{}", &edited[..i], &edited[i + 1..]),
+                None => n.to_string(),
+            }
+        }),
+    ]
+}
+
+fn key_and_value() -> impl Strategy<Value = (String, String)> {
+    let keys: Vec<String> =
+        saved().metadata().iter().map(|(k, _)| k.to_string()).filter(|k| k != minnow_nn::CHECKSUM_KEY).collect();
+    proptest::sample::select(keys).prop_flat_map(|key| {
+        let original = saved().meta(&key).unwrap().to_string();
+        (Just(key), crafted(original))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn crafted_alphazero_metadata_resumes_or_is_refused_never_panics((key, value) in key_and_value()) {
+        let path = scratch().join(format!("crafted-{:?}.safetensors", std::thread::current().id()));
+        saved().rewrite(&[&key]).meta(&key, value.clone()).save(&path).unwrap();
+        if let Ok(mut run) = AzRun::<TicTacToe>::resume(config(), &path) {
+            // Accepted: it iterates on (an error is a refusal too).
+            let _ = run.iterate();
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! Crafted run-checkpoint metadata: every value of every key replaced by
+//! arbitrary text, numbers out of range or JSON of another shape. Resuming
+//! from it is an error or a run of the same shape, never a panic; bytes
+//! corrupted on disk are caught by the checksum.
+
+use minnow_nn::Checkpoint;
+use minnow_train::load_digits;
+use minnow_train::supervised::{DigitsConfig, DigitsRun};
+use proptest::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+fn data() -> (minnow_nn::Dataset, minnow_nn::Dataset) {
+    static DATA: OnceLock<(minnow_nn::Dataset, minnow_nn::Dataset)> = OnceLock::new();
+    DATA.get_or_init(|| load_digits(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/digits.csv.gz")).unwrap())
+        .clone()
+}
+
+fn config() -> DigitsConfig {
+    DigitsConfig { hidden: 8, batch: 16, steps: 30, checkpoint_every: 20, ..DigitsConfig::default() }
+}
+
+fn scratch() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("minnow-hostile-meta-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A checkpoint of a short digits run at step 20, made once.
+fn saved() -> &'static Checkpoint {
+    static SAVED: OnceLock<Checkpoint> = OnceLock::new();
+    SAVED.get_or_init(|| {
+        let path = scratch().join("clean.safetensors");
+        let (train, test) = data();
+        let mut run = DigitsRun::new(DigitsConfig { steps: 20, ..config() }, train, test).unwrap();
+        run.run(Some(&path), &mut ()).unwrap();
+        Checkpoint::load(&path).unwrap()
+    })
+}
+
+/// Values a hostile user would try: empty, huge, negative, non-numbers,
+/// JSON of the wrong shape, and the saved value slightly changed.
+fn crafted(original: String) -> impl Strategy<Value = String> {
+    let edited = original.clone();
+    prop_oneof![
+        Just(String::new()),
+        Just("18446744073709551616".to_string()),
+        Just("-1".to_string()),
+        Just("NaN".to_string()),
+        Just("{}".to_string()),
+        Just("[]".to_string()),
+        Just("null".to_string()),
+        Just(r#"{"batch": 0, "order": [], "position": 99}"#.to_string()),
+        any::<u64>().prop_map(|n| n.to_string()),
+        "\\PC{0,40}",
+        (0..original.len().max(1), any::<char>()).prop_map(move |(at, c)| {
+            let mut chars: Vec<char> = edited.chars().collect();
+            if chars.is_empty() {
+                chars.push(c);
+            } else {
+                let at = at % chars.len();
+                chars[at] = c;
+            }
+            chars.into_iter().collect()
+        }),
+    ]
+}
+
+fn key_and_value() -> impl Strategy<Value = (String, String)> {
+    let keys: Vec<String> =
+        saved().metadata().iter().map(|(k, _)| k.to_string()).filter(|k| k != minnow_nn::CHECKSUM_KEY).collect();
+    proptest::sample::select(keys).prop_flat_map(|key| {
+        let original = saved().meta(&key).unwrap().to_string();
+        (Just(key), crafted(original))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn crafted_metadata_resumes_or_is_refused_never_panics((key, value) in key_and_value()) {
+        let path = scratch().join(format!("crafted-{:?}.safetensors", std::thread::current().id()));
+        saved().rewrite(&[&key]).meta(&key, value.clone()).save(&path).unwrap();
+        let (train, test) = data();
+        match DigitsRun::resume(config(), train, test, &path) {
+            // Whatever it accepted continues to the end of the run.
+            Ok(mut run) => {
+                run.run(None, &mut ()).map_err(|e| TestCaseError::fail(format!("{key} = {value:?}: {e}")))?;
+            }
+            Err(e) => prop_assert!(!e.to_string().is_empty()),
+        }
+    }
+
+    #[test]
+    fn corrupted_bytes_are_refused_or_change_nothing(at in 0usize..1_000_000, bit in 0u8..8) {
+        let clean = scratch().join("clean.safetensors");
+        let _ = saved();
+        let mut bytes = std::fs::read(&clean).unwrap();
+        let at = at % bytes.len();
+        bytes[at] ^= 1 << bit;
+        let path = scratch().join(format!("flipped-{:?}.safetensors", std::thread::current().id()));
+        std::fs::write(&path, &bytes).unwrap();
+        let (train, test) = data();
+        if let Ok(run) = DigitsRun::resume(config(), train.clone(), test.clone(), &path) {
+            let original = DigitsRun::resume(config(), train, test, &clean).unwrap();
+            prop_assert_eq!(run.params().values(), original.params().values());
+            prop_assert_eq!(run.step_count(), original.step_count());
+        }
+    }
+}
