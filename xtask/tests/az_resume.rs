@@ -38,7 +38,7 @@ fn write_config(path: &Path, width: usize) {
 /// The metrics of a run without the ones that measure time.
 fn metrics(dir: &Path) -> Vec<serde_json::Value> {
     let text = std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap();
-    let timed = ["games_per_min", "simulations_per_s", "train_seconds"];
+    let timed = ["games_per_min", "simulations_per_s", "train_seconds", "elo_seconds"];
     let mut lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     for line in &mut lines {
         let fields = line.as_object_mut().unwrap();
