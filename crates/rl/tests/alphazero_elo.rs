@@ -4,7 +4,7 @@
 
 use minnow_envs::TicTacToe;
 use minnow_rl::alphazero::{AzAgent, AzConfig, AzRun, BEST_FILE};
-use minnow_train::{Cadence, Event, Observer};
+use minnow_train::{Cadence, Event, Observer, Run};
 
 /// Eight iterations, rated after every second one with a search small
 /// enough that the network's play decides the games.
@@ -83,5 +83,23 @@ fn ratings_rise_the_best_snapshot_is_kept_and_training_is_unchanged() {
     assert_eq!(resumed.league().record(), run.league().record());
     assert_eq!(resumed.league().curve(), curve);
     assert_eq!(resumed.league().best().unwrap().0, best_iteration);
+
+    // A league that names players it does not hold: an error naming it.
+    let corrupt = dir.join("corrupt.safetensors");
+    for (league, expected) in [
+        (r#"{"record":{"players":["random"],"pairs":[]},"rated":[],"pool":[],"best":null}"#, "1 players"),
+        (r#"{"record":{"players":["random","rollout"],"pairs":[]},"rated":[],"pool":[7],"best":null}"#, "snapshot 7"),
+        (
+            r#"{"record":{"players":["a","b"],"pairs":[{"a":0,"b":5,"result":{"games":1,"wins":1,"draws":0,"losses":0}}]},"rated":[],"pool":[],"best":null}"#,
+            "players 0 and 5",
+        ),
+        ("[1, 2]", "league"),
+    ] {
+        let mut writer = minnow_train::RunCheckpointWriter::new("az-tictactoe", &Run::identity(&run), 8);
+        Run::save(&run, &mut writer).unwrap();
+        writer.meta("league", league).save(&corrupt).unwrap();
+        let err = AzRun::<TicTacToe>::resume(config(), &corrupt).unwrap_err().to_string();
+        assert!(err.contains("league") && err.contains(expected), "{err}");
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
