@@ -2,7 +2,10 @@
 //! library's `AzRun`, trained by the run driver) with a progress bar
 //! (games/min, simulations/s, loss, win rates), metrics, a learning curve,
 //! checkpoints with exact `--resume`, and a final seeded evaluation on the
-//! task's yardsticks (`eval.rs`) with 95% confidence intervals.
+//! task's yardsticks (`eval.rs`) with 95% confidence intervals. Every
+//! evaluation rates the snapshot (Elo against earlier snapshots and the
+//! fixed opponents, random at 0): the curve goes to `elo.png` and the
+//! summary, the best-rated snapshot to `best/checkpoint.safetensors`.
 
 use crate::error::XtaskError;
 use crate::eval::{EVAL_SEED, PUBEVAL_GAMES, connect4_suite};
@@ -55,6 +58,7 @@ fn train<G: Game + Default + Send + Sync>(
     if args.resume {
         minnow_train::resume(&mut run, &checkpoint)?;
     }
+    run.keep_best_in(out.join("best"));
     crate::train::write_json(&out.join("config.json"), &config)?;
 
     let limit = config.time_limit_minutes;
@@ -73,12 +77,14 @@ fn train<G: Game + Default + Send + Sync>(
         front: FrontEnd::open(&out, run.iteration(), config.iterations, key)?,
         speed: String::new(),
         last_eval: String::from("not evaluated yet"),
+        elo_seconds: 0.0,
     };
     let started = Instant::now();
     // An evaluation every `eval.every` iterations (0: only the final one).
     let eval_every = if config.eval.every == 0 { u64::MAX } else { config.eval.every };
     let cadence = Cadence { eval_every, checkpoint_every: config.checkpoint_every, eval_at_end: false };
-    minnow_train::drive(&mut run, cadence, Some(&checkpoint), &mut front)?;
+    let timing = minnow_train::drive(&mut run, cadence, Some(&checkpoint), &mut front)?;
+    let elo_seconds = front.elo_seconds;
     let mut front = front.front;
     front.bar.finish_and_clear();
     let totals = *run.totals();
@@ -91,6 +97,11 @@ fn train<G: Game + Default + Send + Sync>(
         60.0 * totals.games as f64 / totals.train_seconds.max(1e-9),
         totals.simulations as f64 / totals.train_seconds.max(1e-9),
     );
+    println!(
+        "evaluations during this invocation: {:.1} s, of which {elo_seconds:.1} s rating against earlier snapshots",
+        timing.eval_seconds
+    );
+    let elo = elo_summary(&run, &out, task)?;
     println!(
         "final evaluation: the yardsticks of `cargo xtask eval {task}` ({} simulations per move) ...",
         config.eval.simulations
@@ -113,10 +124,48 @@ fn train<G: Game + Default + Send + Sync>(
             "updates": totals.updates, "train_seconds": totals.train_seconds,
         },
         "final_eval": e.json,
+        "elo": elo,
     });
     crate::train::write_json(&out.join("summary.json"), &summary)?;
-    println!("wrote {}/{{metrics.jsonl, curve.png, checkpoint.safetensors, config.json, summary.json}}", out.display());
+    let extra = if run.league().best().is_some() { ", elo.png, best/" } else { "" };
+    println!(
+        "wrote {}/{{metrics.jsonl, curve.png, checkpoint.safetensors, config.json, summary.json{extra}}}",
+        out.display()
+    );
     Ok(())
+}
+
+/// Prints the ratings (every snapshot's in the last fit, random at 0),
+/// plots them to `elo.png` and returns them for the summary; nothing when
+/// no evaluation rated a snapshot.
+fn elo_summary<G: Game + Default + Send + Sync>(
+    run: &AzRun<G>,
+    out: &std::path::Path,
+    task: &str,
+) -> Result<serde_json::Value, XtaskError> {
+    let league = run.league();
+    let Some((best_iteration, _, best)) = league.best() else { return Ok(serde_json::Value::Null) };
+    let curve = league.curve();
+    let points: Vec<(f64, f64)> = curve.iter().map(|(it, r)| (*it as f64, r.elo)).collect();
+    let title = "Elo of each snapshot (random = 0)";
+    crate::plot::learning_curves(&out.join("elo.png"), task, &[crate::plot::Series { title, points: &points }])?;
+    let rollout = league.rollout_rating().filter(|r| r.elo.is_finite());
+    let (last_iteration, last) = *curve.last().expect("a best snapshot was rated");
+    print!("Elo (random = 0");
+    if let Some(r) = rollout {
+        print!(", {} {:.0}", league.record().players[1], r.elo);
+    }
+    println!(
+        "): iteration {last_iteration} {:.0} [{:.0}-{:.0}]; best iteration {best_iteration} {:.0} [{:.0}-{:.0}] (in best/)",
+        last.elo, last.lo, last.hi, best.elo, best.lo, best.hi
+    );
+    let curve: Vec<_> = curve.iter().map(|(it, r)| serde_json::json!({"iteration": it, "rating": r})).collect();
+    Ok(serde_json::json!({
+        "random": 0.0,
+        "rollout": rollout,
+        "best": {"iteration": best_iteration, "rating": best},
+        "curve": curve,
+    }))
 }
 
 /// The front end, with a progress line of self-play speed, loss and the
@@ -125,6 +174,8 @@ struct Progress {
     front: FrontEnd,
     speed: String,
     last_eval: String,
+    /// Time the evaluations spent on games against earlier snapshots.
+    elo_seconds: f64,
 }
 
 impl Observer for Progress {
@@ -147,6 +198,10 @@ impl Observer for Progress {
                 if let Some(rate) = metric(metrics, "win_rate_vs_rollout") {
                     self.last_eval += &format!("  vs mcts {:.0}%", 100.0 * rate);
                 }
+                if let Some(elo) = metric(metrics, "elo") {
+                    self.last_eval += &format!("  elo {elo:.0}");
+                }
+                self.elo_seconds += metric(metrics, "elo_seconds").unwrap_or(0.0);
             }
             Event::Checkpoint { .. } => {}
         }

@@ -2,7 +2,7 @@
 //! thread, stopped at a checkpoint and resumed in a new process, ends
 //! bit-identical to an uninterrupted run, metrics included; a checkpoint
 //! of another network is refused, naming the difference; the saved agent
-//! evaluates.
+//! and the best-rated snapshot evaluate.
 
 mod common;
 
@@ -38,7 +38,7 @@ fn write_config(path: &Path, width: usize) {
 /// The metrics of a run without the ones that measure time.
 fn metrics(dir: &Path) -> Vec<serde_json::Value> {
     let text = std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap();
-    let timed = ["games_per_min", "simulations_per_s", "train_seconds"];
+    let timed = ["games_per_min", "simulations_per_s", "train_seconds", "elo_seconds"];
     let mut lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     for line in &mut lines {
         let fields = line.as_object_mut().unwrap();
@@ -90,5 +90,13 @@ fn az_resume_in_a_new_process_is_bit_identical() {
     // The saved agent evaluates.
     let report = ok(xtask(&["eval", "az-connect4", "--games", "2", "--simulations", "2", "--checkpoint"], &straight));
     assert!(report.contains("after 6 iterations") && report.contains("vs random"), "{report}");
+    // So does the best-rated snapshot, which both runs chose alike.
+    let best = straight.join("best");
+    let report = ok(xtask(&["eval", "az-connect4", "--games", "2", "--simulations", "2", "--checkpoint"], &best));
+    assert!(report.contains("vs random"), "{report}");
+    common::assert_same_checkpoints(&best, &interrupted.join("best"));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(straight.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["elo"]["curve"].as_array().map(Vec::len), Some(3), "{summary}");
     let _ = std::fs::remove_dir_all(&root);
 }

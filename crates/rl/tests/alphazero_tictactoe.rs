@@ -132,6 +132,10 @@ fn bad_configs_are_clear_errors() {
     let mut c = AzConfig::tictactoe();
     c.training.lr_final = 1.0;
     assert!(AzRun::<TicTacToe>::new(c).unwrap_err().to_string().contains("lr_final"));
+    let mut c = AzConfig::tictactoe();
+    c.eval.elo_opening_moves = c.self_play.max_moves;
+    let err = AzRun::<TicTacToe>::new(c).unwrap_err().to_string();
+    assert!(err.contains("elo_opening_moves") && err.contains("max_moves"), "{err}");
     let err = serde_json::from_str::<AzConfig>(r#"{"mcts": {"simulatoins": 5}}"#).unwrap_err().to_string();
     assert!(err.contains("simulatoins"), "{err}");
 }

@@ -141,6 +141,16 @@ pub struct EvalConfig {
     pub threads: usize,
     /// Games of the final evaluation against each opponent.
     pub final_games: usize,
+    /// Ratings: at each evaluation the current snapshot also plays the
+    /// best-rated snapshot and the `elo_pool` most recent earlier ones
+    /// (0: no ratings and no best snapshot kept).
+    pub elo_pool: usize,
+    /// Games against each of those snapshots per evaluation, both colours.
+    pub elo_games: usize,
+    /// Random moves that open each game between snapshots (two games per
+    /// opening, one from each side), so that two searches without noise do
+    /// not replay one game.
+    pub elo_opening_moves: u32,
 }
 
 impl Default for EvalConfig {
@@ -153,6 +163,9 @@ impl Default for EvalConfig {
             simulations: 200,
             threads: 2,
             final_games: 400,
+            elo_pool: 3,
+            elo_games: 4,
+            elo_opening_moves: 2,
         }
     }
 }
@@ -223,6 +236,9 @@ impl AzConfig {
                 simulations: 100,
                 threads: 1,
                 final_games: 1000,
+                elo_pool: 3,
+                elo_games: 4,
+                elo_opening_moves: 1,
             },
             checkpoint_every: 4,
             ..Self::default()
@@ -286,6 +302,9 @@ impl AzConfig {
                 simulations: 400,
                 threads: 2,
                 final_games: 400,
+                elo_pool: 3,
+                elo_games: 4,
+                elo_opening_moves: 4,
             },
             checkpoint_every: 10,
             ..Self::default()
@@ -334,6 +353,9 @@ impl AzConfig {
                 simulations: 100,
                 threads: 2,
                 final_games: 400,
+                elo_pool: 3,
+                elo_games: 2,
+                elo_opening_moves: 0,
             },
             checkpoint_every: 10,
             ..Self::default()
@@ -427,6 +449,17 @@ impl AzConfig {
         }
         if e.threads == 0 {
             return Err(count("eval", "threads", "at least 1", 0));
+        }
+        if e.elo_pool > 64 {
+            return Err(count("eval", "elo_pool", "a value in 0..=64", e.elo_pool as u64));
+        }
+        if e.elo_opening_moves >= s.max_moves {
+            return Err(count(
+                "eval",
+                "elo_opening_moves",
+                "a value below self_play.max_moves",
+                e.elo_opening_moves as u64,
+            ));
         }
         if self.iterations == 0 {
             return Err(count("AzConfig", "iterations", "at least 1", 0));

@@ -4,7 +4,8 @@
 //! checkpoint takes the run-checkpoint layout (`docs/CHECKPOINT.md`): the
 //! network under `model.`, Adam's moments in the parameters' shapes under
 //! `optimizer.`, the replay under `replay.`, the learner's RNG, the totals
-//! and the config.
+//! and the config, and the ratings' record and held snapshots under
+//! `league`.
 
 use super::run::network_label;
 use super::{AzConfig, AzRun};
@@ -21,6 +22,8 @@ pub const EVAL_SEED: u64 = 20_261_122;
 pub(super) const MODEL: &str = "model";
 const OPTIMIZER: &str = "optimizer";
 const REPLAY: &str = "replay";
+/// The best snapshot's file in its directory (`AzRun::keep_best_in`).
+pub const BEST_FILE: &str = "checkpoint.safetensors";
 
 /// The task name in the checkpoints of an AlphaZero run of game `G`
 /// (`az-connect4`): a checkpoint resumes and loads only for its game.
@@ -37,7 +40,7 @@ impl<G: Game + Default + Send + Sync> Run for AzRun<G> {
     /// games and the updates; iterations, the time limit, evaluations and
     /// the checkpoint cadence may change on a resume.
     fn identity(&self) -> String {
-        minnow_train::config_identity(&self.config, &["iterations", "time_limit_minutes", "eval", "checkpoint_every"])
+        identity(&self.config)
     }
 
     fn step(&self) -> u64 {
@@ -64,6 +67,14 @@ impl<G: Game + Default + Send + Sync> Run for AzRun<G> {
         let e = self.config.eval;
         let report = self.play_matches(e.games_vs_random, e.games_vs_rollout, EVAL_SEED).map_err(TrainError::task)?;
         metrics.extend(report.metrics());
+        if let Some(elo) = self.rate(&report).map_err(TrainError::task)? {
+            metrics.extend(elo.metrics());
+            if elo.new_best
+                && let Some(dir) = &self.best_dir
+            {
+                self.save_best(dir)?;
+            }
+        }
         Ok(())
     }
 
@@ -82,6 +93,7 @@ impl<G: Game + Default + Send + Sync> Run for AzRun<G> {
             .json("config", &self.config)
             .json("totals", &self.totals)
             .rng("learn", &self.rng);
+        self.league.save(checkpoint);
         Ok(())
     }
 
@@ -93,7 +105,31 @@ impl<G: Game + Default + Send + Sync> Run for AzRun<G> {
         self.rng = checkpoint.rng("learn")?;
         self.totals = checkpoint.json("totals")?;
         self.iteration = checkpoint.step()?;
+        self.league.restore(checkpoint, &self.trainer.params)?;
         self.publish_snapshot().map_err(TrainError::task)
+    }
+}
+
+/// The config identity of the run's checkpoints: every setting but those
+/// a resume may change.
+fn identity(c: &AzConfig) -> String {
+    minnow_train::config_identity(c, &["iterations", "time_limit_minutes", "eval", "checkpoint_every"])
+}
+
+impl<G: Game + Default + Send> AzRun<G> {
+    /// Writes the league's best snapshot to `dir/checkpoint.safetensors`
+    /// in the run-checkpoint layout, the network only (no optimiser or
+    /// replay: it loads for evaluation and play, not for resuming), its
+    /// step the iteration it was taken at, its rating under `elo`.
+    fn save_best(&self, dir: &Path) -> Result<(), TrainError> {
+        let Some((iteration, params, rating)) = self.league.best() else { return Ok(()) };
+        std::fs::create_dir_all(dir).map_err(TrainError::io(dir))?;
+        RunCheckpointWriter::new(&self.task, &identity(&self.config), iteration)
+            .params(MODEL, params)
+            .meta("network", network_label::<G>(&self.config))
+            .json("config", &self.config)
+            .json("elo", &rating)
+            .save(&dir.join(BEST_FILE))
     }
 }
 

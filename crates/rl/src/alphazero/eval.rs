@@ -6,7 +6,7 @@ use crate::{Result, RlError};
 use minnow_envs::{EnvError, Game, Turn};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Something that picks moves. It hears every move and dice roll, so a
 /// searching player can keep its tree.
@@ -147,7 +147,7 @@ impl<G: Game, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
 }
 
 /// Results of a match, from the first player's side.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MatchResult {
     pub games: u64,
     pub wins: u64,
@@ -271,12 +271,36 @@ where
     A: Player<G>,
     B: Player<G>,
 {
+    let start = |_: usize, game_seed: u64| {
+        let mut game = G::default();
+        game.reset(game_seed);
+        Ok(game)
+    };
+    play_match_from(first, second, games, seed, threads, max_moves, &start)
+}
+
+/// [`play_match`] with game `i` starting from `start(i, seed + i)`
+/// instead of the reset start position (openings, set-up positions).
+pub fn play_match_from<G, A, B>(
+    first: &(dyn Fn(u64) -> Result<A> + Sync),
+    second: &(dyn Fn(u64) -> Result<B> + Sync),
+    games: usize,
+    seed: u64,
+    threads: usize,
+    max_moves: u32,
+    start: &(dyn Fn(usize, u64) -> Result<G> + Sync),
+) -> Result<MatchResult>
+where
+    G: Game,
+    A: Player<G>,
+    B: Player<G>,
+{
     let play = |a: &mut A, b: &mut B, i: usize, game_seed: u64, r: &mut MatchResult| -> Result<()> {
-        let result0 = if i.is_multiple_of(2) {
-            play_game::<G>([a, b], game_seed, max_moves)?
-        } else {
-            -play_game::<G>([b, a], game_seed, max_moves)?
-        };
+        let game = start(i, game_seed)?;
+        let players: [&mut dyn Player<G>; 2] = if i.is_multiple_of(2) { [a, b] } else { [b, a] };
+        let end = play_from(players, game, game_seed, max_moves)?;
+        let result = end.outcome(0).unwrap_or(0.0).clamp(-1.0, 1.0);
+        let result0 = if i.is_multiple_of(2) { result } else { -result };
         r.games += 1;
         if result0 > 0.0 {
             r.wins += 1;
@@ -288,6 +312,34 @@ where
         Ok(())
     };
     spread_games(first, second, games, seed, threads, &play, MatchResult::add)
+}
+
+/// The reset position of `seed` followed by `moves` uniformly random
+/// moves (chance resolved by its odds), all drawn from `seed`: an opening
+/// that two players can both play from each side. Stops early if the game
+/// ends.
+pub fn random_opening<G: Game + Default>(moves: u32, seed: u64) -> Result<G> {
+    let mut game = G::default();
+    game.reset(seed);
+    let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x0be1);
+    let mut legal = vec![0u16; G::MAX_LEGAL.max(1)];
+    let mut odds = vec![0.0f32; G::MAX_OUTCOMES.max(1)];
+    let mut played = 0;
+    while played < moves {
+        match game.turn() {
+            Turn::Over => break,
+            Turn::Chance => {
+                let n = game.chance_outcomes(&mut odds);
+                game.apply_chance(sample_index(&odds[..n], &mut rng))?;
+            }
+            Turn::Player(_) => {
+                let n = legal_actions(&game, &mut legal)?;
+                game.apply(legal[rng.random_range(0..n)] as usize)?;
+                played += 1;
+            }
+        }
+    }
+    Ok(game)
 }
 
 /// Plays games `0..games` between a player built by `first` and one built

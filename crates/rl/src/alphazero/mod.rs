@@ -11,6 +11,9 @@
 //!   [`minnow_train::Run`], so `minnow_train::drive` trains it with
 //!   atomic run checkpoints and exact resume.
 //! - [`AzAgent`]: a saved run's network, read back for evaluation or play.
+//! - [`League`]: every snapshot rated as the run goes (Bradley-Terry
+//!   Elo over every game against earlier snapshots and the fixed
+//!   opponents, random at 0), the best-rated one kept.
 //! - [`eval`]: players (network MCTS, random-rollout MCTS, random, any
 //!   closure), seeded matches over both colours, Wilson 95% intervals.
 
@@ -18,6 +21,8 @@ mod agent;
 mod config;
 mod driver;
 pub mod eval;
+mod league;
+pub mod ratings;
 mod replay;
 mod run;
 mod self_play;
@@ -25,11 +30,12 @@ mod trainer;
 
 pub use agent::AzAgent;
 pub use config::{AzConfig, EvalConfig, NetworkConfig, SelfPlayConfig, TrainingConfig};
-pub use driver::{EVAL_SEED, task_name};
+pub use driver::{BEST_FILE, EVAL_SEED, task_name};
 pub use eval::{
     FnPlayer, MatchResult, MctsPlayer, Player, PolicyPlayer, RandomPlayer, play_from, play_game, play_match,
-    rollout_player, spread_games, wilson,
+    play_match_from, random_opening, rollout_player, spread_games, wilson,
 };
+pub use league::{EloReport, League, Rated};
 pub use replay::{PositionReplay, Positions};
 pub use run::{AzRun, EvalReport, IterationReport, Totals, evaluate_snapshot, net_player};
 pub use self_play::{SelfPlayStats, SelfPlayWorker};

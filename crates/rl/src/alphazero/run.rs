@@ -11,6 +11,7 @@
 //! Adam state, replay, the learner's RNG, counters) resumes it bit for bit
 //! (`driver.rs`: the run as the run driver sees it).
 
+use super::league::{EloReport, League};
 use super::{
     AzAgent, AzConfig, PositionReplay, Positions, SelfPlayStats, SelfPlayWorker, TrainLoss, Trainer, network_config,
 };
@@ -22,6 +23,7 @@ use minnow_nn::PolicyValueNet;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -122,10 +124,14 @@ pub struct AzRun<G: Game> {
     pub(super) rng: Pcg64Mcg,
     pub(super) iteration: u64,
     pub(super) totals: Totals,
+    /// Every rated game and the snapshots the ratings keep.
+    pub(super) league: League,
+    /// Where the best-rated snapshot is written (`keep_best_in`).
+    pub(super) best_dir: Option<PathBuf>,
 }
 
 /// Mixes the run seed, an iteration and a stream into one seed.
-fn derive_seed(seed: u64, iteration: u64, stream: u64) -> u64 {
+pub(super) fn derive_seed(seed: u64, iteration: u64, stream: u64) -> u64 {
     let mut x = seed ^ iteration.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ stream.wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x ^= x >> 31;
     x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -152,6 +158,8 @@ impl<G: Game + Default + Send> AzRun<G> {
             workers,
             iteration: 0,
             totals: Totals::default(),
+            league: League::new(config.eval.rollout_simulations),
+            best_dir: None,
             task: super::task_name::<G>(),
             config,
         })
@@ -181,6 +189,34 @@ impl<G: Game + Default + Send> AzRun<G> {
 
     pub fn replay(&self) -> &PositionReplay {
         &self.replay
+    }
+
+    /// The rated games so far and the snapshots they keep.
+    pub fn league(&self) -> &League {
+        &self.league
+    }
+
+    /// Writes the best-rated snapshot to `dir/checkpoint.safetensors` each
+    /// time it changes (the run-checkpoint layout with the network only,
+    /// which `AzAgent::load` reads; docs/CHECKPOINT.md).
+    pub fn keep_best_in(&mut self, dir: PathBuf) {
+        self.best_dir = Some(dir);
+    }
+
+    /// Rates the current snapshot, which played the fixed opponents in
+    /// `fixed`, against earlier ones (`League::rate`). `None` when ratings
+    /// are off (`eval.elo_pool` 0).
+    pub fn rate(&mut self, fixed: &EvalReport) -> Result<Option<EloReport>>
+    where
+        G: Sync,
+    {
+        if self.config.eval.elo_pool == 0 {
+            return Ok(None);
+        }
+        let seed = derive_seed(super::EVAL_SEED, self.iteration, 1);
+        let (net, snapshot) = (self.trainer.net(), &self.snapshot);
+        let report = self.league.rate::<G>(net, snapshot, self.iteration, &self.config, fixed, seed)?;
+        Ok(Some(report))
     }
 
     /// One iteration: self-play on the worker threads, training here.
