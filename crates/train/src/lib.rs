@@ -12,7 +12,7 @@ pub mod sinks;
 mod stop;
 pub mod supervised;
 
-pub use checkpoint::{RunCheckpoint, RunCheckpointWriter};
+pub use checkpoint::{RunCheckpoint, RunCheckpointWriter, describe_difference};
 pub use error::{Result, TrainError};
 pub use events::{Event, Observer};
 pub use run::{Cadence, Metrics, Run, Timing, drive, resume, save};
