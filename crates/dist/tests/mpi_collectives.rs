@@ -15,10 +15,13 @@ fn value(rank: usize, i: usize) -> f32 {
     ((rank * 7919 + i * 104_729) % 1000) as f32 * 0.001 + 0.1 / (1 + rank) as f32
 }
 
+/// One check: `Err` says what went wrong on this rank.
+type Check = fn(&Rc<dyn Collective>) -> Result<(), String>;
+
 fn main() {
     let world: Rc<dyn Collective> = Rc::new(MpiWorld::init().expect("MPI initialises once"));
     let (rank, size) = (world.rank(), world.size());
-    let checks: [(&str, fn(&Rc<dyn Collective>) -> Result<(), String>); 5] = [
+    let checks: [(&str, Check); 5] = [
         ("the fixed-order sum is rank 0's sum in rank order, the same bits everywhere", fixed_order_sum),
         ("a data-parallel reduction weights each rank by its share of the batch", data_parallel),
         ("a warmed-up sum allocates nothing", sum_allocates_nothing),
