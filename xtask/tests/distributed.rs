@@ -77,6 +77,28 @@ fn a_data_parallel_digits_step_equals_the_one_process_step() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
+#[test]
+fn a_run_resumes_at_another_rank_count() {
+    let root = root("resume");
+    let train = |cmd: &mut Command, out: &Path, steps: u64, resume: bool| {
+        cmd.args(["train", "digits-mlp", "--steps", &steps.to_string(), "--out"]).arg(out);
+        if resume {
+            cmd.arg("--resume");
+        }
+        ok(cmd.output().expect("runs"));
+        Checkpoint::load(&out.join("checkpoint.safetensors")).unwrap()
+    };
+    let one = train(&mut Command::new(XTASK), &root.join("one"), 40, false);
+    let moved = root.join("moved");
+    train(&mut mpirun(2), &moved, 20, false);
+    let resumed = train(&mut mpirun(3), &moved, 40, true);
+    assert_eq!(resumed.meta("step"), Some("40"));
+    let params = max_relative_difference(&one, &resumed, "model.");
+    println!("2 ranks then 3, 40 steps: parameters within {params:e} of one process");
+    assert!(params <= 1e-4, "{params:e}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
 /// The rows of a sweep's table without the times (the last two cells).
 fn rows(stdout: &str) -> Vec<String> {
     stdout
