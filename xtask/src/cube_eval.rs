@@ -269,6 +269,8 @@ mod tests {
                 seed: None,
                 steps: None,
                 sweep_seeds: None,
+                until_first: false,
+                distributed: false,
             };
             crate::cube_task::train_cube_solver(&args).unwrap();
         }

@@ -25,6 +25,8 @@ pub enum XtaskError {
     Train(#[from] minnow_train::TrainError),
     #[error(transparent)]
     Env(#[from] minnow_envs::EnvError),
+    #[error(transparent)]
+    Dist(#[from] minnow_dist::DistError),
     /// A file or directory that could not be read or written.
     #[error("{}", path.display())]
     Io { path: PathBuf, source: std::io::Error },

@@ -9,17 +9,14 @@ use minnow_logic::hard::active_gates;
 use minnow_logic::life::hard_life_accuracy;
 use minnow_logic::population::member_of_slot;
 use minnow_logic::robustness::{Disturbance, HardRollout, RobustnessConfig, checkerboard_robustness, rollout_accuracy};
-use minnow_logic::{
-    CheckerboardConfig, CheckerboardTrainer, HardProgram, Population, Prune, StepReport, Variant, train_checkerboard,
-};
+use minnow_logic::{CheckerboardConfig, CheckerboardTrainer, HardProgram, Population, Prune, StepReport, Variant};
 use minnow_nn::Checkpoint;
 use minnow_train::{Event, Observer};
 use rand::SeedableRng;
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-fn read_config(args: &TrainArgs) -> Result<CheckerboardConfig, String> {
+pub(crate) fn read_config(args: &TrainArgs) -> Result<CheckerboardConfig, String> {
     let mut config = match &args.config {
         None => CheckerboardConfig::default(),
         Some(path) => {
@@ -103,9 +100,6 @@ fn best_report(reports: &[StepReport]) -> StepReport {
 
 pub fn train_logic_ca(args: &TrainArgs) -> Result<(), String> {
     let config = read_config(args)?;
-    if let Some(seeds) = &args.sweep_seeds {
-        return sweep(&config, seeds);
-    }
     let default_out = match config.variant {
         Variant::Checkerboard => "logic-ca",
         Variant::GameOfLife => "logic-ca-game-of-life",
@@ -181,114 +175,6 @@ pub fn train_logic_ca(args: &TrainArgs) -> Result<(), String> {
         out.display()
     );
     Ok(())
-}
-
-/// Seeds `A..B` (inclusive) or a single seed.
-fn parse_seeds(text: &str) -> Result<std::ops::RangeInclusive<u64>, String> {
-    let bad = || format!("--sweep-seeds: expected FIRST..LAST (say 1..32) or one seed, found '{text}'");
-    let (first, last) = text.split_once("..").unwrap_or((text, text));
-    let first: u64 = first.trim().parse().map_err(|_| bad())?;
-    let last: u64 = last.trim().parse().map_err(|_| bad())?;
-    if first > last {
-        return Err(bad());
-    }
-    Ok(first..=last)
-}
-
-/// `--sweep-seeds A..B`: one run per seed (nothing written to disk), one
-/// table row each: when 100% was first reached, the kept circuit's size
-/// and its checks; then the tally.
-fn sweep(config: &CheckerboardConfig, seeds: &str) -> Result<(), String> {
-    let seeds = parse_seeds(seeds)?;
-    let life = config.variant == Variant::GameOfLife;
-    println!(
-        "sweep: logic-ca {:?}, seeds {}..{}, {} member{}, up to {} steps, stop at held-out score {}",
-        config.variant,
-        seeds.start(),
-        seeds.end(),
-        config.population,
-        if config.population == 1 { "" } else { "s" },
-        config.train_steps,
-        config.stop_score
-    );
-    if life {
-        println!(
-            "| seed | first 100% | kept (member, step) | active gates | pruned | boards right | 64x64 cells | wall s | CPU s |"
-        );
-        println!("|---|---|---|---|---|---|---|---|---|");
-    } else {
-        println!(
-            "| seed | first 100% | kept (member, step) | active gates | pruned | {h}x{w} | 64x64 | damage | async | wall s | CPU s |",
-            h = config.ca.height,
-            w = config.ca.width
-        );
-        println!("|---|---|---|---|---|---|---|---|---|---|---|");
-    }
-    let (mut perfect, mut robust, mut runs) = (0, 0, 0);
-    for seed in seeds {
-        let config = CheckerboardConfig { seed, ..config.clone() };
-        let (wall, cpu) = (Instant::now(), cpu_seconds());
-        let trained = train_checkerboard(&config, |_| ControlFlow::Continue(())).map_err(|e| e.to_string())?;
-        let (wall, cpu) = (wall.elapsed().as_secs_f64(), cpu_seconds() - cpu);
-        let pruned = HardProgram::new(trained.model.circuit(), &trained.ops, config.ca.boundary, Prune::Channel0);
-        let first = match trained.first_perfect {
-            Some(s) => format!("step {s}"),
-            None => {
-                let best = trained.history.iter().map(|r| r.hard_accuracy).fold(0.0, f32::max);
-                format!("never (best {:.2}%)", 100.0 * best)
-            }
-        };
-        let kept = trained.kept.as_ref().map_or("-".to_string(), |k| format!("{}, {}", k.member, k.step));
-        let gates = active_gates(trained.model.circuit(), &trained.ops);
-        runs += 1;
-        perfect += trained.first_perfect.is_some() as usize;
-        let row = if life {
-            let life = hard_life_accuracy(&pruned, 20, 99);
-            robust += (life.boards_right == minnow_logic::life::BOARDS && life.large_grids == 1.0) as usize;
-            format!("{}/512 | {:.3}%", life.boards_right, 100.0 * life.large_grids)
-        } else {
-            let (h, w, n) = (config.ca.height, config.ca.width, config.ca_steps);
-            let fire = Disturbance::Async { fire_rate: config.fire_rate };
-            let trained_as = if config.variant == Variant::Async { fire } else { Disturbance::None };
-            let fresh = rollout_accuracy(&pruned, h, w, n, 200, 99, trained_as);
-            let r = checkerboard_robustness(&pruned, &RobustnessConfig::default());
-            let holds = match config.variant {
-                Variant::Async => fresh >= 0.99,
-                _ => r.large >= 0.99 && r.damaged >= 0.99,
-            };
-            robust += (trained.first_perfect.is_some() && holds) as usize;
-            format!(
-                "{:.2}% | {:.2}% | {:.2}% | {:.2}%",
-                100.0 * fresh,
-                100.0 * r.large,
-                100.0 * r.damaged,
-                100.0 * r.asynchronous
-            )
-        };
-        println!("| {seed} | {first} | {kept} | {gates} | {} | {row} | {wall:.1} | {cpu:.1} |", pruned.gate_count());
-    }
-    let holds = match config.variant {
-        Variant::Checkerboard => "100% and >= 99% on 64x64 and under damage",
-        Variant::Async => "100% and >= 99% on fresh grids with asynchronous updates",
-        Variant::GameOfLife => "the exact rule (512/512 boards, every cell of 20 64x64 grids)",
-    };
-    println!(
-        "sweep: {perfect}/{runs} seeds reached 100% within {} steps; {robust}/{runs}: {holds}",
-        config.train_steps
-    );
-    Ok(())
-}
-
-/// CPU seconds (user + system) this process has used, from /proc (0 where
-/// there is none).
-fn cpu_seconds() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else { return 0.0 };
-    // Fields after the command name (which may hold spaces): utime and
-    // stime are the 12th and 13th.
-    let Some((_, rest)) = stat.rsplit_once(')') else { return 0.0 };
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 = fields.get(11..13).map_or(0.0, |f| f.iter().filter_map(|v| v.parse::<f64>().ok()).sum());
-    ticks / 100.0
 }
 
 /// Prints how the kept circuit does beyond its training conditions and

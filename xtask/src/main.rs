@@ -9,6 +9,7 @@ mod dqn_task;
 mod error;
 mod eval;
 mod logic_render;
+mod logic_sweep;
 mod logic_task;
 mod machine;
 mod ntuple_task;

@@ -5,10 +5,12 @@ use crate::error::XtaskError;
 use crate::plot::{Series, learning_curves};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use minnow_dist::Collective;
 use minnow_train::sinks::{JsonLines, TensorBoard};
 use minnow_train::supervised::{DigitsConfig, DigitsRun};
 use minnow_train::{Event, Observer};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::time::Instant;
 
 #[derive(Args, Debug)]
@@ -34,6 +36,14 @@ pub struct TrainArgs {
     /// row per seed (writes nothing).
     #[arg(long, value_name = "FIRST..LAST")]
     pub(crate) sweep_seeds: Option<String>,
+    /// With --sweep-seeds: stop after the first seed whose circuit holds.
+    #[arg(long)]
+    pub(crate) until_first: bool,
+    /// Train as one rank of an MPI job (`mpirun -np K ...`; also detected
+    /// from the launcher): digits-* data-parallel, logic-ca --sweep-seeds
+    /// spread over the ranks. Needs a build with `--features mpi`.
+    #[arg(long)]
+    pub(crate) distributed: bool,
 }
 
 /// The task a bare `cargo xtask train` runs.
@@ -63,24 +73,54 @@ pub fn run(args: TrainArgs) -> Result<(), XtaskError> {
         }
         return Ok(());
     }
+    if args.until_first && args.sweep_seeds.is_none() {
+        return Err("train: --until-first stops a seed sweep: pass --sweep-seeds FIRST..LAST too".to_string().into());
+    }
+    let world = minnow_dist::world(args.distributed)?;
+    let result = train_task(&task, &args, &world);
+    // A rank that failed alone would leave the others waiting in a
+    // collective: the whole job ends with it. (A stop is agreed by every
+    // rank in the step, so they all return.)
+    if let Err(e) = &result
+        && world.size() > 1
+        && !matches!(e, XtaskError::Train(minnow_train::TrainError::Stopped { .. }))
+    {
+        eprintln!("error on rank {} of {}: {}", world.rank(), world.size(), e.chain());
+        world.abort(1);
+    }
+    result
+}
+
+/// The tasks that train as several MPI ranks.
+const DISTRIBUTED: &str = "digits-mlp, digits-cnn, digits-lstm (data-parallel) and logic-ca --sweep-seeds";
+
+fn train_task(task: &str, args: &TrainArgs, world: &Rc<dyn Collective>) -> Result<(), XtaskError> {
+    let distributed = args.distributed || world.size() > 1;
+    let task = task.to_string();
     match TASKS.iter().find(|(name, _, _)| *name == task) {
         None => Err(XtaskError::UnknownTask { task }),
         Some((_, what, false)) => Err(format!("train: task '{task}' is not built yet: {what}").into()),
         Some(_) if args.sweep_seeds.is_some() && task != "logic-ca" => {
             Err(format!("train: --sweep-seeds is for logic-ca, not '{task}'").into())
         }
+        Some(_) if distributed && !(task.starts_with("digits-") || args.sweep_seeds.is_some()) => {
+            Err(format!("train: '{task}' does not train distributed yet; these do: {DISTRIBUTED}").into())
+        }
+        Some(_) if args.sweep_seeds.is_some() => Ok(crate::logic_sweep::sweep(args, world.as_ref())?),
         // The task files still report errors as text.
-        Some(_) if task.starts_with("dqn-") => crate::dqn_task::train_dqn(&task, &args),
-        Some(_) if task == "ntuple-2048" => crate::ntuple_task::train_ntuple(&args),
-        Some(_) if task == crate::cube_task::TASK => Ok(crate::cube_task::train_cube_solver(&args)?),
-        Some(_) if task == crate::td_task::TASK => crate::td_task::train_td_backgammon(&args),
-        Some(_) if task == "logic-ca" => Ok(crate::logic_task::train_logic_ca(&args)?),
-        Some(_) if task.starts_with("az-") => Ok(crate::az_task::train_az(&task, &args)?),
-        Some(_) => train_digits(&task, &args),
+        Some(_) if task.starts_with("dqn-") => crate::dqn_task::train_dqn(&task, args),
+        Some(_) if task == "ntuple-2048" => crate::ntuple_task::train_ntuple(args),
+        Some(_) if task == crate::cube_task::TASK => Ok(crate::cube_task::train_cube_solver(args)?),
+        Some(_) if task == crate::td_task::TASK => crate::td_task::train_td_backgammon(args),
+        Some(_) if task == "logic-ca" => Ok(crate::logic_task::train_logic_ca(args)?),
+        Some(_) if task.starts_with("az-") => Ok(crate::az_task::train_az(&task, args)?),
+        Some(_) => train_digits(&task, args, world),
     }
 }
 
-fn train_digits(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
+/// A digits task; as one rank of several, data-parallel: every rank trains
+/// (the same steps, the same parameters), rank 0 alone writes the run.
+fn train_digits(task: &str, args: &TrainArgs, world: &Rc<dyn Collective>) -> Result<(), XtaskError> {
     let defaults = match task {
         "digits-cnn" => DigitsConfig::cnn(),
         "digits-lstm" => DigitsConfig::lstm(),
@@ -94,17 +134,30 @@ fn train_digits(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
         config.steps = steps;
     }
     config.validate()?;
+    let identity = serde_json::json!({ "task": task, "resume": args.resume, "config": config });
+    minnow_dist::agree(world.as_ref(), &identity.to_string(), minnow_train::describe_difference)?;
 
-    let (out, checkpoint) = run_dir(args, task)?;
+    let root = world.rank() == 0;
+    let (out, checkpoint) = if root { run_dir(args, task)? } else { run_paths(args, task) };
     let (train, test) = minnow_train::load_digits(&crate::workspace_root().join("data/digits.csv.gz"))?;
     let mut run = if args.resume {
         DigitsRun::resume(config.clone(), train, test, &checkpoint)?
     } else {
         DigitsRun::new(config.clone(), train, test)?
     };
+    if world.size() > 1 {
+        run = run.distributed(world.clone())?;
+    }
+    if !root {
+        run.run(None, &mut ())?;
+        return Ok(());
+    }
     write_json(&out.join("config.json"), &config)?;
 
-    println!("training {task} -> {}", out.display());
+    match world.size() {
+        1 => println!("training {task} -> {}", out.display()),
+        ranks => println!("training {task} on {ranks} ranks, data-parallel -> {}", out.display()),
+    }
     let mut front = FrontEnd::open(&out, run.step_count(), config.steps, "test_accuracy")?;
     let started = Instant::now();
     let summary = run.run(Some(&checkpoint), &mut front)?;
@@ -122,13 +175,21 @@ fn train_digits(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
     Ok(())
 }
 
+/// A run's directory (`--out`, or `runs/NAME`) and its checkpoint's path,
+/// as they are: nothing checked or created.
+fn run_paths(args: &TrainArgs, name: &str) -> (PathBuf, PathBuf) {
+    let out = args.out.clone().unwrap_or_else(|| crate::workspace_root().join("runs").join(name));
+    let checkpoint = out.join("checkpoint.safetensors");
+    (out, checkpoint)
+}
+
 /// A run's directory (`--out`, or `runs/NAME`), created if missing, and
 /// its checkpoint's path, once the flags agree with what the directory
 /// holds: `--resume` needs a checkpoint there, a new run refuses one.
 /// The directory is locked for the rest of the process (a second live run
 /// into it is refused) and temporary files a killed run left are removed.
 pub(crate) fn run_dir(args: &TrainArgs, name: &str) -> Result<(PathBuf, PathBuf), XtaskError> {
-    let out = args.out.clone().unwrap_or_else(|| crate::workspace_root().join("runs").join(name));
+    let (out, checkpoint) = run_paths(args, name);
     std::fs::create_dir_all(&out).map_err(XtaskError::io(&out))?;
     lock(&out)?;
     for entry in std::fs::read_dir(&out).map_err(XtaskError::io(&out))?.flatten() {
@@ -136,7 +197,6 @@ pub(crate) fn run_dir(args: &TrainArgs, name: &str) -> Result<(PathBuf, PathBuf)
             let _ = std::fs::remove_file(entry.path());
         }
     }
-    let checkpoint = out.join("checkpoint.safetensors");
     match (args.resume, checkpoint.exists()) {
         (true, false) => Err(XtaskError::NoCheckpoint { path: checkpoint }),
         (false, true) => Err(XtaskError::RunExists { out }),

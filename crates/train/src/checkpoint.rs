@@ -240,13 +240,21 @@ pub fn config_identity<T: Serialize + ?Sized>(config: &T, free: &[&str]) -> Stri
 /// for JSON identities, the first differing key and its two values;
 /// otherwise the two identities whole.
 fn mismatch(saved: &str, current: &str) -> TrainError {
-    let parsed = (serde_json::from_str(saved), serde_json::from_str(current));
-    if let (Ok(a), Ok(b)) = parsed
-        && let Some((key, a, b)) = first_difference(&a, &b, String::new())
+    let (saved, current) = describe_difference(saved, current);
+    TrainError::ConfigMismatch { saved, current }
+}
+
+/// How two config identities differ: for JSON, the first differing key
+/// with each side's value (`seed = 0`, `seed = 99`); otherwise the two
+/// texts whole.
+pub fn describe_difference(a: &str, b: &str) -> (String, String) {
+    let parsed = (serde_json::from_str(a), serde_json::from_str(b));
+    if let (Ok(x), Ok(y)) = parsed
+        && let Some((key, x, y)) = first_difference(&x, &y, String::new())
     {
-        return TrainError::ConfigMismatch { saved: format!("{key} = {a}"), current: format!("{key} = {b}") };
+        return (format!("{key} = {x}"), format!("{key} = {y}"));
     }
-    TrainError::ConfigMismatch { saved: saved.to_string(), current: current.to_string() }
+    (a.to_string(), b.to_string())
 }
 
 /// The first key path (`replay.capacity`) where two JSON values differ,

@@ -7,6 +7,8 @@ pub enum TrainError {
     Autodiff(#[from] minnow_autodiff::Error),
     #[error(transparent)]
     Optim(#[from] minnow_optim::OptimError),
+    #[error(transparent)]
+    Dist(#[from] minnow_dist::DistError),
     #[error("invalid config: {field}: expected {expected}, found {found}")]
     Config { field: &'static str, expected: &'static str, found: String },
     #[error("{}", path.display())]

@@ -13,7 +13,7 @@ pub mod sinks;
 mod stop;
 pub mod supervised;
 
-pub use checkpoint::{RunCheckpoint, RunCheckpointWriter, config_identity};
+pub use checkpoint::{RunCheckpoint, RunCheckpointWriter, config_identity, describe_difference};
 pub use error::{Result, TrainError};
 pub use events::{Event, Observer};
 pub use run::{Cadence, Metrics, Run, Timing, drive, resume, save};

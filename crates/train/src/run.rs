@@ -57,6 +57,14 @@ pub trait Run {
         Ok(())
     }
 
+    /// Whether to stop after the step just taken: whether this process was
+    /// asked to ([`request_stop`](crate::request_stop)). A run of several
+    /// processes answers what they agreed in the step, so that all stop
+    /// after the same one.
+    fn stop_requested(&self) -> bool {
+        crate::stop::requested()
+    }
+
     /// The inverse of `save`, into a run freshly built from the same config.
     fn restore(&mut self, checkpoint: &RunCheckpoint) -> Result<()>;
 }
@@ -118,7 +126,7 @@ pub fn drive(
         if !metrics.is_empty() {
             observer.observe(Event::Step { step, total, metrics: &metrics });
         }
-        let stop = crate::stop::requested();
+        let stop = run.stop_requested();
         let done = step >= total || run.ends_early();
         if !stop && (crossed(before, step, cadence.eval_every) || (done && cadence.eval_at_end)) {
             let started = Instant::now();

@@ -3,6 +3,7 @@
 //! test accuracy, checkpointed with everything needed to resume exactly.
 
 use crate::{Cadence, Metrics, Observer, Result, Run, RunCheckpoint, RunCheckpointWriter, TrainError};
+use minnow_dist::{Collective, DataParallel};
 use minnow_kernels::row_max_argmax;
 use minnow_nn::{
     Batches, Dataset, DigitsCnn, DigitsCnnConfig, DigitsLstm, DigitsLstmConfig, Graph, Mlp, MlpConfig, Params, Tape,
@@ -12,6 +13,7 @@ use minnow_optim::{Adam, AdamConfig, Optimizer, Schedule, ScheduleConfig};
 use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use std::rc::Rc;
 
 /// Which network classifies the 8x8 images.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -194,6 +196,10 @@ pub struct DigitsRun {
     y: Vec<u32>,
     eval_max: Vec<f32>,
     eval_arg: Vec<u32>,
+    /// This rank's part when the run is one of several (data-parallel).
+    parallel: Option<DataParallel>,
+    /// Whether the ranks agreed in the last step to stop after it.
+    stop_agreed: bool,
 }
 
 impl std::fmt::Debug for DigitsRun {
@@ -252,7 +258,18 @@ impl DigitsRun {
             y,
             eval_max: vec![0.0; EVAL_BATCH],
             eval_arg: vec![0; EVAL_BATCH],
+            parallel: None,
+            stop_agreed: false,
         })
+    }
+
+    /// Trains as one rank of `comm`, data-parallel: every rank draws the
+    /// same batch, computes the gradient on its share of the rows, and one
+    /// fixed-order sum of the gradients gives every rank the same step the
+    /// whole batch would (up to the order of the additions).
+    pub fn distributed(mut self, comm: Rc<dyn Collective>) -> Result<Self> {
+        self.parallel = Some(DataParallel::new(comm, self.config.batch, self.params.grads().len())?);
+        Ok(self)
     }
 
     /// A run continued from a checkpoint written by `save`: parameters,
@@ -279,14 +296,23 @@ impl DigitsRun {
     /// One training step on the next batch; returns the loss.
     pub fn train_step(&mut self) -> Result<f32> {
         self.batches.next_into(&self.train, &mut self.x, &mut self.y);
+        let rows = self.parallel.as_ref().map_or(0..self.config.batch, DataParallel::rows);
         self.params.zero_grads();
         let loss = {
             let mut g = self.tape.graph(&mut self.params);
-            let x = g.input(&[self.config.batch, 64], &self.x)?;
+            let x = g.input(&[rows.len(), 64], &self.x[rows.start * 64..rows.end * 64])?;
             let logits = self.network.forward(&mut g, x)?;
-            let loss = g.cross_entropy(logits, &self.y, None)?;
+            let loss = g.cross_entropy(logits, &self.y[rows], None)?;
             g.backward(loss)?;
             g.scalar(loss)
+        };
+        let loss = match &mut self.parallel {
+            Some(parallel) => {
+                let agreed = parallel.reduce(self.params.grads_mut(), loss, crate::stop::requested())?;
+                self.stop_agreed = agreed.stop;
+                agreed.loss
+            }
+            None => loss,
         };
         self.schedule.apply(&mut self.adam);
         self.adam.step(&mut self.params)?;
@@ -345,6 +371,13 @@ impl Run for DigitsRun {
 
     fn total(&self) -> u64 {
         self.config.steps
+    }
+
+    fn stop_requested(&self) -> bool {
+        match self.parallel {
+            Some(_) => self.stop_agreed,
+            None => crate::stop::requested(),
+        }
     }
 
     fn train_step(&mut self, metrics: &mut Metrics) -> Result<()> {

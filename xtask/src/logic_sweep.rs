@@ -1,0 +1,163 @@
+//! `cargo xtask train logic-ca --sweep-seeds A..B`: one run per seed
+//! (nothing written to disk), one table row each: when 100% was first
+//! reached, the kept circuit's size and its checks; then the tally. Under
+//! `mpirun -np K` the seeds are spread over the ranks (seed i of the range
+//! on rank i mod K) and rank 0 prints every row in seed order; a row does
+//! not depend on the rank that ran it (only its times do). `--until-first`
+//! stops after the first seed (under MPI: the first round of K seeds) that
+//! meets the target.
+
+use crate::cube_task::cpu_seconds;
+use crate::train::TrainArgs;
+use minnow_dist::Collective;
+use minnow_logic::hard::active_gates;
+use minnow_logic::life::hard_life_accuracy;
+use minnow_logic::robustness::{Disturbance, RobustnessConfig, checkerboard_robustness, rollout_accuracy};
+use minnow_logic::{CheckerboardConfig, HardProgram, Prune, Variant, train_checkerboard};
+use serde::{Deserialize, Serialize};
+use std::ops::ControlFlow;
+use std::time::Instant;
+
+/// One seed's result: the table row's cells and whether it met each bar.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct SeedRow {
+    /// Every cell but the times, ` | `-separated.
+    pub(crate) cells: String,
+    pub(crate) wall_seconds: f64,
+    pub(crate) cpu_seconds: f64,
+    /// Reached 100% on the training grids.
+    pub(crate) perfect: bool,
+    /// Also held beyond them: the target of `--until-first`.
+    pub(crate) holds: bool,
+}
+
+/// Seeds `A..B` (inclusive) or a single seed.
+fn parse_seeds(text: &str) -> Result<Vec<u64>, String> {
+    let bad = || format!("--sweep-seeds: expected FIRST..LAST (say 1..32) or one seed, found '{text}'");
+    let (first, last) = text.split_once("..").unwrap_or((text, text));
+    let first: u64 = first.trim().parse().map_err(|_| bad())?;
+    let last: u64 = last.trim().parse().map_err(|_| bad())?;
+    if first > last {
+        return Err(bad());
+    }
+    Ok((first..=last).collect())
+}
+
+pub(crate) fn sweep(args: &TrainArgs, world: &dyn Collective) -> Result<(), String> {
+    let config = crate::logic_task::read_config(args)?;
+    let seeds = parse_seeds(args.sweep_seeds.as_deref().unwrap_or_default())?;
+    let settings = serde_json::json!({
+        "config": serde_json::from_str::<serde_json::Value>(&config.to_json()).map_err(|e| e.to_string())?,
+        "sweep_seeds": args.sweep_seeds,
+        "until_first": args.until_first,
+    });
+    minnow_dist::agree(world, &settings.to_string(), minnow_train::describe_difference).map_err(|e| e.to_string())?;
+    let (size, root) = (world.size(), world.rank() == 0);
+    if root {
+        print_header(&config, &seeds, size, args.until_first);
+    }
+    let holds: &dyn Fn(&SeedRow) -> bool = &|row| row.holds;
+    let rows = minnow_dist::spread(
+        world,
+        &seeds,
+        |&seed| seed_row(&CheckerboardConfig { seed, ..config.clone() }),
+        args.until_first.then_some(holds),
+        |round| {
+            for (seed, row) in round {
+                println!("| {seed} | {} | {:.1} | {:.1} |", row.cells, row.wall_seconds, row.cpu_seconds);
+            }
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    if root {
+        let runs = rows.len();
+        let perfect = rows.iter().filter(|(_, r)| r.perfect).count();
+        let robust = rows.iter().filter(|(_, r)| r.holds).count();
+        let holds = match config.variant {
+            Variant::Checkerboard => "100% and >= 99% on 64x64 and under damage",
+            Variant::Async => "100% and >= 99% on fresh grids with asynchronous updates",
+            Variant::GameOfLife => "the exact rule (512/512 boards, every cell of 20 64x64 grids)",
+        };
+        println!(
+            "sweep: {perfect}/{runs} seeds reached 100% within {} steps; {robust}/{runs}: {holds}",
+            config.train_steps
+        );
+    }
+    Ok(())
+}
+
+fn print_header(config: &CheckerboardConfig, seeds: &[u64], ranks: usize, until_first: bool) {
+    println!(
+        "sweep: logic-ca {:?}, seeds {}..{}, {} member{}, up to {} steps, stop at held-out score {}{}{}",
+        config.variant,
+        seeds[0],
+        seeds[seeds.len() - 1],
+        config.population,
+        if config.population == 1 { "" } else { "s" },
+        config.train_steps,
+        config.stop_score,
+        if ranks > 1 { format!(", spread over {ranks} ranks") } else { String::new() },
+        if until_first { ", until the first seed that holds" } else { "" },
+    );
+    if config.variant == Variant::GameOfLife {
+        println!(
+            "| seed | first 100% | kept (member, step) | active gates | pruned | boards right | 64x64 cells | wall s | CPU s |"
+        );
+        println!("|---|---|---|---|---|---|---|---|---|");
+    } else {
+        println!(
+            "| seed | first 100% | kept (member, step) | active gates | pruned | {h}x{w} | 64x64 | damage | async | wall s | CPU s |",
+            h = config.ca.height,
+            w = config.ca.width
+        );
+        println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    }
+}
+
+/// Trains one seed and checks what it kept.
+fn seed_row(config: &CheckerboardConfig) -> Result<SeedRow, String> {
+    let (wall, cpu) = (Instant::now(), cpu_seconds());
+    let trained = train_checkerboard(config, |_| ControlFlow::Continue(())).map_err(|e| e.to_string())?;
+    let (wall_seconds, cpu_seconds) = (wall.elapsed().as_secs_f64(), cpu_seconds() - cpu);
+    let pruned = HardProgram::new(trained.model.circuit(), &trained.ops, config.ca.boundary, Prune::Channel0);
+    let first = match trained.first_perfect {
+        Some(s) => format!("step {s}"),
+        None => {
+            let best = trained.history.iter().map(|r| r.hard_accuracy).fold(0.0, f32::max);
+            format!("never (best {:.2}%)", 100.0 * best)
+        }
+    };
+    let kept = trained.kept.as_ref().map_or("-".to_string(), |k| format!("{}, {}", k.member, k.step));
+    let gates = active_gates(trained.model.circuit(), &trained.ops);
+    let perfect = trained.first_perfect.is_some();
+    let (checks, holds) = if config.variant == Variant::GameOfLife {
+        let life = hard_life_accuracy(&pruned, 20, 99);
+        let exact = life.boards_right == minnow_logic::life::BOARDS && life.large_grids == 1.0;
+        (format!("{}/512 | {:.3}%", life.boards_right, 100.0 * life.large_grids), exact)
+    } else {
+        let (h, w, n) = (config.ca.height, config.ca.width, config.ca_steps);
+        let fire = Disturbance::Async { fire_rate: config.fire_rate };
+        let trained_as = if config.variant == Variant::Async { fire } else { Disturbance::None };
+        let fresh = rollout_accuracy(&pruned, h, w, n, 200, 99, trained_as);
+        let r = checkerboard_robustness(&pruned, &RobustnessConfig::default());
+        let holds = match config.variant {
+            Variant::Async => fresh >= 0.99,
+            _ => r.large >= 0.99 && r.damaged >= 0.99,
+        };
+        let cells = format!(
+            "{:.2}% | {:.2}% | {:.2}% | {:.2}%",
+            100.0 * fresh,
+            100.0 * r.large,
+            100.0 * r.damaged,
+            100.0 * r.asynchronous
+        );
+        (cells, perfect && holds)
+    };
+    Ok(SeedRow {
+        cells: format!("{first} | {kept} | {gates} | {} | {checks}", pruned.gate_count()),
+        wall_seconds,
+        cpu_seconds,
+        perfect,
+        holds,
+    })
+}
