@@ -141,9 +141,10 @@ fn learns_a_small_checkerboard() {
 }
 
 /// The target for the full task from every seed 1-32 (the default config:
-/// a population of 3 members, lr 0.1, pass-through logits at 8, repairs of
-/// the hard circuit on 16x16 and damaged 64x64 grids, up to 500 steps): at least 29 seeds reach 100% hard accuracy, and their kept
-/// circuits hold at least 99% on 64x64 grids and under damage
+/// a population of 3 members restarted after 300 steps, lr 0.1,
+/// pass-through logits at 8, repairs of the hard circuit on 16x16 and
+/// damaged 64x64 grids, up to 500 steps): at least 29 seeds reach 100%
+/// hard accuracy, and their kept circuits hold at least 99% on 64x64 grids and under damage
 /// (docs/PERFORMANCE.md has the table). Run it in release: `cargo test
 /// --release -p minnow-logic --test training -- --ignored
 /// converges_from_almost_every_seed`.
