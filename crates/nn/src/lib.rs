@@ -56,6 +56,8 @@ mod recurrent;
 mod regression;
 mod residual;
 mod sequential;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use activation::Activation;
 pub use batch_norm::{BatchNorm1d, BatchNorm1dConfig};

@@ -6,6 +6,7 @@
 
 use minnow_envs::{CartPole, CartPoleConfig};
 use minnow_nn::Checkpoint;
+use minnow_nn::testing::crafted_metadata;
 use minnow_rl::dqn::{DqnConfig, DqnRun, MemoryConfig, QNetworkConfig};
 use minnow_tasks::{CartPoleDqn, presets};
 use proptest::prelude::*;
@@ -51,44 +52,11 @@ fn saved() -> &'static Checkpoint {
     })
 }
 
-fn crafted(original: String) -> impl Strategy<Value = String> {
-    let edited = original.clone();
-    prop_oneof![
-        Just(String::new()),
-        Just("18446744073709551616".to_string()),
-        Just("-1".to_string()),
-        Just("{}".to_string()),
-        Just("[]".to_string()),
-        Just("null".to_string()),
-        any::<u64>().prop_map(|n| n.to_string()),
-        "\\PC{0,40}",
-        // A JSON document with one number changed (a length, an index, a
-        // priority, a counter inside the state).
-        (0..original.len().max(1), 0u64..100_000).prop_map(move |(at, n)| {
-            let digits: Vec<usize> =
-                edited.char_indices().filter(|(_, c)| c.is_ascii_digit()).map(|(i, _)| i).collect();
-            match digits.get(at % digits.len().max(1)) {
-                Some(&i) => format!("{}{n}{}", &edited[..i], &edited[i + 1..]),
-                None => n.to_string(),
-            }
-        }),
-    ]
-}
-
-fn key_and_value() -> impl Strategy<Value = (String, String)> {
-    let keys: Vec<String> =
-        saved().metadata().iter().map(|(k, _)| k.to_string()).filter(|k| k != minnow_nn::CHECKSUM_KEY).collect();
-    proptest::sample::select(keys).prop_flat_map(|key| {
-        let original = saved().meta(&key).unwrap().to_string();
-        (Just(key), crafted(original))
-    })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
     #[test]
-    fn crafted_dqn_metadata_resumes_or_is_refused_never_panics((key, value) in key_and_value()) {
+    fn crafted_dqn_metadata_resumes_or_is_refused_never_panics((key, value) in crafted_metadata(saved())) {
         let path = scratch().join(format!("crafted-{:?}.safetensors", std::thread::current().id()));
         saved().rewrite(&[&key]).meta(&key, value.clone()).save(&path).unwrap();
         if let Ok(mut run) = DqnRun::resume(&config(), cartpole(), &path) {

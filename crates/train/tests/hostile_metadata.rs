@@ -4,6 +4,7 @@
 //! corrupted on disk are caught by the checksum.
 
 use minnow_nn::Checkpoint;
+use minnow_nn::testing::crafted_metadata;
 use minnow_train::load_digits;
 use minnow_train::supervised::{DigitsConfig, DigitsRun};
 use proptest::prelude::*;
@@ -38,48 +39,11 @@ fn saved() -> &'static Checkpoint {
     })
 }
 
-/// Values a hostile user would try: empty, huge, negative, non-numbers,
-/// JSON of the wrong shape, and the saved value slightly changed.
-fn crafted(original: String) -> impl Strategy<Value = String> {
-    let edited = original.clone();
-    prop_oneof![
-        Just(String::new()),
-        Just("18446744073709551616".to_string()),
-        Just("-1".to_string()),
-        Just("NaN".to_string()),
-        Just("{}".to_string()),
-        Just("[]".to_string()),
-        Just("null".to_string()),
-        Just(r#"{"batch": 0, "order": [], "position": 99}"#.to_string()),
-        any::<u64>().prop_map(|n| n.to_string()),
-        "\\PC{0,40}",
-        (0..original.len().max(1), any::<char>()).prop_map(move |(at, c)| {
-            let mut chars: Vec<char> = edited.chars().collect();
-            if chars.is_empty() {
-                chars.push(c);
-            } else {
-                let at = at % chars.len();
-                chars[at] = c;
-            }
-            chars.into_iter().collect()
-        }),
-    ]
-}
-
-fn key_and_value() -> impl Strategy<Value = (String, String)> {
-    let keys: Vec<String> =
-        saved().metadata().iter().map(|(k, _)| k.to_string()).filter(|k| k != minnow_nn::CHECKSUM_KEY).collect();
-    proptest::sample::select(keys).prop_flat_map(|key| {
-        let original = saved().meta(&key).unwrap().to_string();
-        (Just(key), crafted(original))
-    })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
 
     #[test]
-    fn crafted_metadata_resumes_or_is_refused_never_panics((key, value) in key_and_value()) {
+    fn crafted_metadata_resumes_or_is_refused_never_panics((key, value) in crafted_metadata(saved())) {
         let path = scratch().join(format!("crafted-{:?}.safetensors", std::thread::current().id()));
         saved().rewrite(&[&key]).meta(&key, value.clone()).save(&path).unwrap();
         let (train, test) = data();

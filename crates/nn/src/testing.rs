@@ -1,0 +1,51 @@
+//! Strategies for property tests of code that reads checkpoints: the
+//! values a hostile user would put in a checkpoint's metadata.
+
+use crate::{CHECKSUM_KEY, Checkpoint};
+use proptest::prelude::*;
+
+/// Values for a metadata key whose saved value is `original`: empty,
+/// huge, negative, not a number, JSON of the wrong shape, arbitrary text,
+/// and the saved value with one digit replaced by a number or one
+/// character by any other.
+pub fn crafted_value(original: String) -> impl Strategy<Value = String> {
+    let (digit_edited, char_edited) = (original.clone(), original.clone());
+    prop_oneof![
+        Just(String::new()),
+        Just("18446744073709551616".to_string()),
+        Just("-1".to_string()),
+        Just("NaN".to_string()),
+        Just("{}".to_string()),
+        Just("[]".to_string()),
+        Just("null".to_string()),
+        any::<u64>().prop_map(|n| n.to_string()),
+        "\\PC{0,40}",
+        // A length, an index or a counter inside the state changed.
+        (any::<usize>(), 0u64..100_000).prop_map(move |(at, n)| {
+            let digits: Vec<usize> =
+                digit_edited.char_indices().filter(|(_, c)| c.is_ascii_digit()).map(|(i, _)| i).collect();
+            match digits.get(at % digits.len().max(1)) {
+                Some(&i) => format!("{}{n}{}", &digit_edited[..i], &digit_edited[i + 1..]),
+                None => n.to_string(),
+            }
+        }),
+        (any::<usize>(), any::<char>()).prop_map(move |(at, c)| {
+            let mut chars: Vec<char> = char_edited.chars().collect();
+            match chars.len() {
+                0 => chars.push(c),
+                len => chars[at % len] = c,
+            }
+            chars.into_iter().collect()
+        }),
+    ]
+}
+
+/// A metadata key of `saved` (its checksum apart) and a crafted value
+/// for it ([`crafted_value`]).
+pub fn crafted_metadata(saved: &'static Checkpoint) -> impl Strategy<Value = (String, String)> {
+    let keys: Vec<String> = saved.metadata().iter().map(|(k, _)| k.to_string()).filter(|k| k != CHECKSUM_KEY).collect();
+    proptest::sample::select(keys).prop_flat_map(move |key| {
+        let original = saved.meta(&key).unwrap_or_default().to_string();
+        (Just(key), crafted_value(original))
+    })
+}
