@@ -4,6 +4,7 @@
 //! metrics, a curve, checkpoints (`--resume` continues exactly), the
 //! learned circuit as text, Verilog and C, robustness checks and renders.
 
+use crate::error::XtaskError;
 use crate::train::{FrontEnd, TrainArgs};
 use minnow_logic::hard::active_gates;
 use minnow_logic::life::hard_life_accuracy;
@@ -98,7 +99,7 @@ fn best_report(reports: &[StepReport]) -> StepReport {
     *reports.iter().min_by_key(|r| r.hard_errors).expect("a population has at least one member")
 }
 
-pub fn train_logic_ca(args: &TrainArgs) -> Result<(), String> {
+pub fn train_logic_ca(args: &TrainArgs) -> Result<(), XtaskError> {
     let config = read_config(args)?;
     let default_out = match config.variant {
         Variant::Checkerboard => "logic-ca",
@@ -126,15 +127,22 @@ pub fn train_logic_ca(args: &TrainArgs) -> Result<(), String> {
     let mut front = FrontEnd::open(&out, done as u64, total as u64, "hard_accuracy")?;
     let started = Instant::now();
     let checkpoint = member_path(&out, 0);
+    // The first Ctrl-C or SIGTERM finishes the step and checkpoints.
+    let _driving = minnow_train::Driving::start();
     while population.steps_done() < total && !population.done() {
         let r = best_report(population.step().map_err(|e| e.to_string())?);
         let step = r.step + 1;
         front.observe(Event::Step { step: step as u64, total: total as u64, metrics: &[("loss", r.loss as f64)] });
         front.observe(Event::Eval { step: step as u64, metrics: &[("hard_accuracy", r.hard_accuracy as f64)] });
-        if step.is_multiple_of(config.checkpoint_every) || step == total || population.done() {
+        let stop = minnow_train::stop_requested();
+        if step.is_multiple_of(config.checkpoint_every) || step == total || population.done() || stop {
             front.persist();
             save(&population, &out)?;
             front.observe(Event::Checkpoint { step: step as u64, path: &checkpoint });
+        }
+        if stop {
+            front.bar.finish_and_clear();
+            return Err(minnow_train::TrainError::Stopped { step: step as u64 }.into());
         }
     }
     front.bar.finish_and_clear();

@@ -8,8 +8,12 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn train(out: &Path, config: &Path, steps: u64, resume: bool) -> Command {
+    train_task("dqn-cartpole", out, config, steps, resume)
+}
+
+fn train_task(task: &str, out: &Path, config: &Path, steps: u64, resume: bool) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
-    cmd.args(["train", "dqn-cartpole", "--steps", &steps.to_string(), "--config"]).arg(config).arg("--out").arg(out);
+    cmd.args(["train", task, "--steps", &steps.to_string(), "--config"]).arg(config).arg("--out").arg(out);
     if resume {
         cmd.arg("--resume");
     }
@@ -18,8 +22,9 @@ fn train(out: &Path, config: &Path, steps: u64, resume: bool) -> Command {
 
 /// Starts a run that would take far longer than the test and waits until
 /// it has trained past its first metrics line.
-fn start_long_run(out: &Path, config: &Path) -> Child {
-    let mut child = train(out, config, 2_000_000, false).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+fn start_long_run(task: &str, out: &Path, config: &Path) -> Child {
+    let mut child =
+        train_task(task, out, config, 2_000_000, false).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
     let started = Instant::now();
     while std::fs::read_to_string(out.join("metrics.jsonl")).map_or(true, |m| m.lines().count() < 2) {
         if child.try_wait().unwrap().is_some() {
@@ -63,7 +68,7 @@ fn a_signal_checkpoints_and_a_second_run_into_the_same_out_is_refused() {
     let stale = out.join(".checkpoint.safetensors.tmp");
     std::fs::write(&stale, b"torn").unwrap();
 
-    let first = start_long_run(&out, &config);
+    let first = start_long_run("dqn-cartpole", &out, &config);
     assert!(!stale.exists(), "the stale temporary file is removed");
     let second = train(&out, &config, 1000, true).output().unwrap();
     let refused = String::from_utf8_lossy(&second.stderr);
@@ -83,5 +88,29 @@ fn a_signal_checkpoints_and_a_second_run_into_the_same_out_is_refused() {
     let (code, stderr) = finished(resumed);
     assert_eq!(code, Some(130), "{stderr}");
     assert!(saved_step(&out) >= step, "{stderr}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// logic-ca trains in a loop of its own: the first signal ends it the same
+/// way, with a checkpoint the run resumes from.
+#[test]
+fn a_signal_checkpoints_a_logic_ca_run() {
+    let root = std::env::temp_dir().join(format!("minnow-xtask-signals-logic-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let (out, config) = (root.join("run"), root.join("config.json"));
+    // Never done early, checkpoints only at the end.
+    let json = r#"{"ca": {"height": 8, "width": 8}, "ca_steps": 2, "stop_score": 2, "checkpoint_every": 100000000}"#;
+    std::fs::write(&config, json).unwrap();
+    let run = start_long_run("logic-ca", &out, &config);
+    signal(&run, "INT");
+    let (code, stderr) = finished(run);
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(stderr.contains("stopped at step") && stderr.contains("--resume"), "{stderr}");
+    let step = saved_step(&out);
+    assert!(step > 0);
+    let resumed = train_task("logic-ca", &out, &config, step + 2, true).output().unwrap();
+    let stdout = String::from_utf8_lossy(&resumed.stdout);
+    assert!(resumed.status.success() && stdout.contains(&format!("resumed at step {step}")), "{stdout}");
     let _ = std::fs::remove_dir_all(&root);
 }

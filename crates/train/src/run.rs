@@ -62,7 +62,7 @@ pub trait Run {
     /// processes answers what they agreed in the step, so that all stop
     /// after the same one.
     fn stop_requested(&self) -> bool {
-        crate::stop::requested()
+        crate::stop_requested()
     }
 
     /// The inverse of `save`, into a run freshly built from the same config.
@@ -110,7 +110,7 @@ pub fn drive(
     let total = run.total();
     let mut metrics = Metrics::with_capacity(METRICS_ROOM);
     let mut timing = Timing::default();
-    let _driving = crate::stop::Driving::start();
+    let _driving = crate::Driving::start();
     while run.step() < total && !run.ends_early() {
         let before = run.step();
         let started = Instant::now();

@@ -21,15 +21,18 @@ pub fn request_stop() -> bool {
 }
 
 /// Whether a stop was requested.
-pub(crate) fn requested() -> bool {
+pub fn stop_requested() -> bool {
     REQUESTED.load(Ordering::Relaxed)
 }
 
-/// Marks a driver as running while it lives.
-pub(crate) struct Driving;
+/// Marks a driver as running while it lives: a training loop of its own
+/// (not [`drive`](crate::drive)) holds one to be asked to stop
+/// ([`stop_requested`]) rather than be killed by the first signal.
+#[derive(Debug)]
+pub struct Driving;
 
 impl Driving {
-    pub(crate) fn start() -> Self {
+    pub fn start() -> Self {
         DRIVING.fetch_add(1, Ordering::SeqCst);
         Self
     }

@@ -308,7 +308,7 @@ impl DigitsRun {
         };
         let loss = match &mut self.parallel {
             Some(parallel) => {
-                let agreed = parallel.reduce(self.params.grads_mut(), loss, crate::stop::requested())?;
+                let agreed = parallel.reduce(self.params.grads_mut(), loss, crate::stop_requested())?;
                 self.stop_agreed = agreed.stop;
                 agreed.loss
             }
@@ -376,7 +376,7 @@ impl Run for DigitsRun {
     fn stop_requested(&self) -> bool {
         match self.parallel {
             Some(_) => self.stop_agreed,
-            None => crate::stop::requested(),
+            None => crate::stop_requested(),
         }
     }
 
