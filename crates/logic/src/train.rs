@@ -208,9 +208,10 @@ pub const VARIANT_POPULATION: usize = 2;
 pub const DEFAULT_STOP_SCORE: f64 = 0.99;
 
 /// Steps before the members of a checkerboard run start afresh: see
-/// [`CheckerboardConfig::restart_after`]. Every seed of 1-32 whose run
-/// ended in a circuit that holds did so by step 280 but one
-/// (docs/PERFORMANCE.md); 300 leaves a fresh member 200 of the 500 steps.
+/// [`CheckerboardConfig::restart_after`]. Without restarts, every run of
+/// seeds 1-32 that ended with a circuit that holds had ended by step 280
+/// but one (docs/PERFORMANCE.md); 300 leaves those runs untouched and a
+/// fresh member 200 of the 500 steps.
 pub const DEFAULT_RESTART_AFTER: usize = 300;
 
 /// Cells per tile: 64 keeps one tile's activations and gradients (4680
