@@ -49,3 +49,11 @@ pub fn crafted_metadata(saved: &'static Checkpoint) -> impl Strategy<Value = (St
         (Just(key), crafted_value(original))
     })
 }
+
+/// A temporary directory for this test process (`minnow-NAME-PID`),
+/// created if missing.
+pub fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("minnow-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("the temporary directory is writable");
+    dir
+}

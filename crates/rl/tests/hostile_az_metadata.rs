@@ -6,7 +6,7 @@
 
 use minnow_envs::TicTacToe;
 use minnow_nn::Checkpoint;
-use minnow_nn::testing::crafted_metadata;
+use minnow_nn::testing::{crafted_metadata, scratch_dir};
 use minnow_rl::alphazero::{AzConfig, AzRun};
 use proptest::prelude::*;
 use std::path::PathBuf;
@@ -24,9 +24,7 @@ fn config() -> AzConfig {
 }
 
 fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("minnow-hostile-az-meta-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    scratch_dir("hostile-az-meta")
 }
 
 /// A checkpoint after two iterations, made once.

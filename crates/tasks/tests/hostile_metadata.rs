@@ -6,7 +6,7 @@
 
 use minnow_envs::{CartPole, CartPoleConfig};
 use minnow_nn::Checkpoint;
-use minnow_nn::testing::crafted_metadata;
+use minnow_nn::testing::{crafted_metadata, scratch_dir};
 use minnow_rl::dqn::{DqnConfig, DqnRun, MemoryConfig, QNetworkConfig};
 use minnow_tasks::{CartPoleDqn, presets};
 use proptest::prelude::*;
@@ -33,9 +33,7 @@ fn cartpole() -> CartPoleDqn {
 }
 
 fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("minnow-hostile-dqn-meta-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    scratch_dir("hostile-dqn-meta")
 }
 
 /// A checkpoint of a short run at its first boundary, made once.

@@ -4,7 +4,7 @@
 //! corrupted on disk are caught by the checksum.
 
 use minnow_nn::Checkpoint;
-use minnow_nn::testing::crafted_metadata;
+use minnow_nn::testing::{crafted_metadata, scratch_dir};
 use minnow_train::load_digits;
 use minnow_train::supervised::{DigitsConfig, DigitsRun};
 use proptest::prelude::*;
@@ -22,9 +22,7 @@ fn config() -> DigitsConfig {
 }
 
 fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("minnow-hostile-meta-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    scratch_dir("hostile-meta")
 }
 
 /// A checkpoint of a short digits run at step 20, made once.
