@@ -168,8 +168,11 @@ impl Connect4Report {
             );
         }
         s += &format!("MCTS ({} sims) vs random:       {}\n", self.simulations, self.matches.vs_random);
-        if let Some(r) = self.matches.vs_rollout {
-            s += &format!("MCTS ({} sims) vs rollout MCTS ({}): {r}\n", self.simulations, self.rollout_simulations);
+        if let Some(seats) = self.matches.vs_rollout {
+            let (sims, rollout) = (self.simulations, self.rollout_simulations);
+            s += &format!("MCTS ({sims} sims) vs rollout MCTS ({rollout}): {}\n", seats.total());
+            s += &format!("  moving first:  {}\n", seats.moving_first);
+            s += &format!("  moving second: {}\n", seats.moving_second);
         }
         s
     }

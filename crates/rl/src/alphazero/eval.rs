@@ -295,23 +295,67 @@ where
     A: Player<G>,
     B: Player<G>,
 {
-    let play = |a: &mut A, b: &mut B, i: usize, game_seed: u64, r: &mut MatchResult| -> Result<()> {
+    Ok(play_match_by_seat(first, second, games, seed, threads, max_moves, start)?.total())
+}
+
+/// A match's results split by the first player's seat: games where it
+/// was player 0 (the side that moves first, in games that do not draw
+/// the opener) and games where it was player 1. A colour can hide a
+/// weakness the total does not show.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BySeat {
+    pub moving_first: MatchResult,
+    pub moving_second: MatchResult,
+}
+
+impl BySeat {
+    /// Both seats together.
+    pub fn total(&self) -> MatchResult {
+        let mut t = self.moving_first;
+        t.add(&self.moving_second);
+        t
+    }
+
+    fn add(&mut self, o: &BySeat) {
+        self.moving_first.add(&o.moving_first);
+        self.moving_second.add(&o.moving_second);
+    }
+}
+
+/// [`play_match_from`], keeping the games of each seat apart.
+pub fn play_match_by_seat<G, A, B>(
+    first: &(dyn Fn(u64) -> Result<A> + Sync),
+    second: &(dyn Fn(u64) -> Result<B> + Sync),
+    games: usize,
+    seed: u64,
+    threads: usize,
+    max_moves: u32,
+    start: &(dyn Fn(usize, u64) -> Result<G> + Sync),
+) -> Result<BySeat>
+where
+    G: Game,
+    A: Player<G>,
+    B: Player<G>,
+{
+    let play = |a: &mut A, b: &mut B, i: usize, game_seed: u64, r: &mut BySeat| -> Result<()> {
         let game = start(i, game_seed)?;
-        let players: [&mut dyn Player<G>; 2] = if i.is_multiple_of(2) { [a, b] } else { [b, a] };
+        let first_moves_first = i.is_multiple_of(2);
+        let players: [&mut dyn Player<G>; 2] = if first_moves_first { [a, b] } else { [b, a] };
         let end = play_from(players, game, game_seed, max_moves)?;
         let result = end.outcome(0).unwrap_or(0.0).clamp(-1.0, 1.0);
-        let result0 = if i.is_multiple_of(2) { result } else { -result };
-        r.games += 1;
+        let (result0, seat) =
+            if first_moves_first { (result, &mut r.moving_first) } else { (-result, &mut r.moving_second) };
+        seat.games += 1;
         if result0 > 0.0 {
-            r.wins += 1;
+            seat.wins += 1;
         } else if result0 < 0.0 {
-            r.losses += 1;
+            seat.losses += 1;
         } else {
-            r.draws += 1;
+            seat.draws += 1;
         }
         Ok(())
     };
-    spread_games(first, second, games, seed, threads, &play, MatchResult::add)
+    spread_games(first, second, games, seed, threads, &play, BySeat::add)
 }
 
 /// The reset position of `seed` followed by `moves` uniformly random

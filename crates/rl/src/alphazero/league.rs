@@ -124,7 +124,7 @@ impl League {
         let me = self.record.add_player(format!("iteration {iteration}"));
         self.record.add(me, RANDOM, &fixed.vs_random);
         if let Some(r) = &fixed.vs_rollout {
-            self.record.add(me, ROLLOUT, r);
+            self.record.add(me, ROLLOUT, &r.total());
         }
         let mut opponents = self.pool.clone();
         if let Some(best) = &self.best

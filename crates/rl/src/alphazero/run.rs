@@ -27,7 +27,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::eval::{MatchResult, MctsPlayer, RandomPlayer, play_match, rollout_player};
+use super::eval::{BySeat, MatchResult, MctsPlayer, RandomPlayer, play_match, play_match_by_seat, rollout_player};
 
 /// Counters over the whole run (kept in checkpoints).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -85,7 +85,8 @@ impl IterationReport {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct EvalReport {
     pub vs_random: MatchResult,
-    pub vs_rollout: Option<MatchResult>,
+    /// Against rollout MCTS, by seat (its total is the win rate).
+    pub vs_rollout: Option<BySeat>,
     pub seconds: f64,
 }
 
@@ -98,12 +99,15 @@ impl EvalReport {
             ("win_rate_vs_random_lo", lo),
             ("win_rate_vs_random_hi", hi),
         ];
-        if let Some(r) = self.vs_rollout {
+        if let Some(seats) = self.vs_rollout {
+            let r = seats.total();
             let (lo, hi) = r.win_rate_ci();
             m.extend([
                 ("win_rate_vs_rollout", r.win_rate()),
                 ("win_rate_vs_rollout_lo", lo),
                 ("win_rate_vs_rollout_hi", hi),
+                ("win_rate_vs_rollout_moving_first", seats.moving_first.win_rate()),
+                ("win_rate_vs_rollout_moving_second", seats.moving_second.win_rate()),
             ]);
         }
         m
@@ -354,7 +358,12 @@ pub fn evaluate_snapshot<G: Game + Default + Sync>(
     let vs_rollout = if rollout_games > 0 {
         let start = G::default();
         let rollout = |s: u64| rollout_player(e.rollout_simulations, &start, s);
-        Some(play_match(&me, &rollout, rollout_games, seed ^ 0x5a5a, e.threads, max_moves)?)
+        let reset = |_: usize, game_seed: u64| {
+            let mut game = G::default();
+            game.reset(game_seed);
+            Ok(game)
+        };
+        Some(play_match_by_seat(&me, &rollout, rollout_games, seed ^ 0x5a5a, e.threads, max_moves, &reset)?)
     } else {
         None
     };
