@@ -37,22 +37,28 @@ struct Meta {
 /// needed: a worker's output, not a steady-state buffer).
 #[derive(Clone, Debug, Default)]
 pub struct Positions {
+    /// Observations, `[len, obs_size]`.
     pub obs: Vec<f32>,
+    /// The root's visit distributions (the policy targets), `[len, actions]`.
     pub policy: Vec<f32>,
+    /// Value targets for the player to move, in [-1, 1], `[len]`.
     pub value: Vec<f32>,
 }
 
 impl Positions {
+    /// Empties the batch, keeping its memory.
     pub fn clear(&mut self) {
         self.obs.clear();
         self.policy.clear();
         self.value.clear();
     }
 
+    /// Positions held.
     pub fn len(&self) -> usize {
         self.value.len()
     }
 
+    /// Whether no position is held.
     pub fn is_empty(&self) -> bool {
         self.value.is_empty()
     }
@@ -77,14 +83,17 @@ impl PositionReplay {
         })
     }
 
+    /// Positions stored (at most the capacity).
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether nothing is stored yet.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
+    /// Positions held at most; older ones are overwritten.
     pub fn capacity(&self) -> usize {
         self.capacity
     }
