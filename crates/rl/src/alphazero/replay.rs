@@ -6,9 +6,9 @@ use crate::{Check, Result, RlError};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-/// Positions in a ring of `capacity` slots: `obs` [capacity, obs_size],
-/// `policy` [capacity, actions] (the root's visit distribution), `value`
-/// [capacity] (the game's final result for the player to move there).
+/// Positions in a ring of `capacity` slots: `obs` `[capacity, obs_size]`,
+/// `policy` `[capacity, actions]` (the root's visit distribution), `value`
+/// `[capacity]` (the game's final result for the player to move there).
 #[derive(Clone, Debug)]
 pub struct PositionReplay {
     capacity: usize,
@@ -127,8 +127,8 @@ impl PositionReplay {
     }
 
     /// Draws `batch` positions uniformly (with replacement) into the
-    /// caller's buffers: `obs` [batch, obs_size], `policy` [batch,
-    /// actions], `value` [batch].
+    /// caller's buffers: `obs` `[batch, obs_size]`, `policy` `[batch,
+    /// actions]`, `value` `[batch]`.
     #[track_caller]
     pub fn sample_into(&self, rng: &mut impl Rng, obs: &mut [f32], policy: &mut [f32], value: &mut [f32]) {
         assert!(self.len > 0, "PositionReplay::sample_into: the buffer is empty");
@@ -148,8 +148,8 @@ impl PositionReplay {
         }
     }
 
-    /// Arrays `p.obs` [len, obs_size], `p.policy` [len, actions], `p.value`
-    /// [len] (slot order) and metadata under `p`.
+    /// Arrays `p.obs` `[len, obs_size]`, `p.policy` `[len, actions]`,
+    /// `p.value` `[len]` (slot order) and metadata under `p`.
     pub fn save(&self, prefix: &str) -> SavedState {
         let mut s = SavedState::new();
         let n = self.len;

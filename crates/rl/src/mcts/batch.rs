@@ -5,7 +5,7 @@ use minnow_envs::Game;
 use rand::Rng;
 
 /// Up to `capacity` leaf states with room for their evaluations:
-/// `logits` [capacity, ACTIONS] and `values` [capacity]. Allocated once.
+/// `logits` `[capacity, ACTIONS]` and `values` `[capacity]`. Allocated once.
 #[derive(Clone, Debug)]
 pub struct LeafBatch<G> {
     states: Vec<G>,
@@ -71,7 +71,8 @@ impl<G: Game> LeafBatch<G> {
         }
     }
 
-    /// The evaluations of the gathered states: (logits [n, ACTIONS], values [n]).
+    /// The evaluations of the gathered states: (logits `[n, ACTIONS]`,
+    /// values `[n]`).
     pub fn outputs(&self) -> (&[f32], &[f32]) {
         let n = self.states.len();
         (&self.logits[..n * G::ACTIONS], &self.values[..n])

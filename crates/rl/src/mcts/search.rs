@@ -207,7 +207,7 @@ impl<G: Game> Search<G> {
     }
 
     /// Expands the queued leaves from their evaluations (row `i` of
-    /// `logits` [queued, ACTIONS] and `values` [queued], in queue order)
+    /// `logits` `[queued, ACTIONS]` and `values` `[queued]`, in queue order)
     /// and backs the values up.
     pub fn absorb(&mut self, logits: &[f32], values: &[f32], rng: &mut impl Rng) {
         let a = G::ACTIONS;
