@@ -13,7 +13,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
-/// TD(lambda) settings.
+/// TD(lambda) settings for learning afterstate values by self-play.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TdLambdaConfig {

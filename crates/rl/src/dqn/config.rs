@@ -28,7 +28,7 @@ pub enum TargetUpdate {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PerEnvEpsilon {
-    /// Rate of the first env, in (0, 1] (the paper's 0.4).
+    /// Rate of the first env, in [0, 1] (the paper's 0.4).
     pub base: f32,
     /// Exponent spread: the last env explores with `base^(1 + alpha)`
     /// (the paper's 7).
