@@ -51,6 +51,7 @@ impl Batch {
         self.len = len;
     }
 
+    /// Transitions the buffers hold at most.
     pub fn capacity(&self) -> usize {
         self.capacity
     }
@@ -60,14 +61,17 @@ impl Batch {
         self.len
     }
 
+    /// Whether the last sample was empty.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
+    /// Floats per observation.
     pub fn obs_size(&self) -> usize {
         self.obs_size
     }
 
+    /// Floats per next-state mask (0: no masks).
     pub fn mask_size(&self) -> usize {
         self.mask_size
     }
@@ -78,22 +82,28 @@ impl Batch {
         &self.indices[..self.len]
     }
 
+    /// Observations, `[len, obs_size]`.
     pub fn obs(&self) -> &[f32] {
         &self.obs[..self.len * self.obs_size]
     }
 
+    /// Next observations, `[len, obs_size]`.
     pub fn next_obs(&self) -> &[f32] {
         &self.next_obs[..self.len * self.obs_size]
     }
 
+    /// Legal-action masks of the next observations, `[len, mask_size]` (1
+    /// legal, 0 not).
     pub fn next_mask(&self) -> &[f32] {
         &self.next_mask[..self.len * self.mask_size]
     }
 
+    /// Actions taken, `[len]`.
     pub fn actions(&self) -> &[u32] {
         &self.actions[..self.len]
     }
 
+    /// Rewards (for n-step transitions, the discounted sum), `[len]`.
     pub fn rewards(&self) -> &[f32] {
         &self.rewards[..self.len]
     }

@@ -10,22 +10,81 @@ pub enum RlError {
     /// expected and the found value.
     #[error(transparent)]
     Config(minnow_optim::OptimError),
+    /// A slice of the wrong length.
     #[error("{op}: {what} has {found} values, expected {expected}")]
-    Length { op: &'static str, what: &'static str, expected: usize, found: usize },
+    Length {
+        /// The function that checked it.
+        op: &'static str,
+        /// The slice checked.
+        what: &'static str,
+        /// The length it needs.
+        expected: usize,
+        /// The length it has.
+        found: usize,
+    },
+    /// A NaN or infinite input.
     #[error("{op}: {what} is {found}, expected a finite value")]
-    NonFinite { op: &'static str, what: &'static str, found: f32 },
+    NonFinite {
+        /// The function that checked it.
+        op: &'static str,
+        /// The input checked.
+        what: &'static str,
+        /// The value found.
+        found: f32,
+    },
+    /// An action index out of range.
     #[error("{op}: action {found} is out of range, expected < {expected}")]
-    Action { op: &'static str, expected: u32, found: u32 },
+    Action {
+        /// The function that checked it.
+        op: &'static str,
+        /// The number of actions (the bound).
+        expected: u32,
+        /// The action found.
+        found: u32,
+    },
+    /// A minibatch larger than the stored transitions.
     #[error("sample: batch of {batch} requested from {len} stored transitions, expected at most {len}")]
-    BatchTooLarge { batch: usize, len: usize },
+    BatchTooLarge {
+        /// Transitions requested.
+        batch: usize,
+        /// Transitions stored.
+        len: usize,
+    },
+    /// A minibatch larger than the `Batch` it is sampled into.
     #[error("sample: batch of {batch} does not fit the Batch buffers, which hold at most {capacity}")]
-    BatchCapacity { batch: usize, capacity: usize },
+    BatchCapacity {
+        /// Transitions requested.
+        batch: usize,
+        /// Transitions the `Batch` holds.
+        capacity: usize,
+    },
+    /// A `Batch` whose observation or mask width differs from the buffer's.
     #[error("sample: Batch has {what} {found}, the replay buffer has {expected}")]
-    BatchShape { what: &'static str, expected: usize, found: usize },
+    BatchShape {
+        /// The width that differs (`obs_size` or `mask_size`).
+        what: &'static str,
+        /// The buffer's width.
+        expected: usize,
+        /// The `Batch`'s width.
+        found: usize,
+    },
+    /// A replay slot out of range.
     #[error("update_priorities: index {index} is out of range, expected < {len} (stored transitions)")]
-    Index { index: u32, len: usize },
+    Index {
+        /// The slot given.
+        index: u32,
+        /// Transitions stored.
+        len: usize,
+    },
+    /// Saved state that does not fit the receiver (an array or a key
+    /// missing, of the wrong size or with values out of range).
     #[error("restore '{name}': {detail}")]
-    State { name: String, detail: String },
+    State {
+        /// The array or metadata key that does not fit.
+        name: String,
+        /// What does not fit.
+        detail: String,
+    },
     /// The network failed: a layer config, a checkpoint, or an op on the
     /// graph (`NnError::Autodiff`).
     #[error(transparent)]
@@ -33,18 +92,40 @@ pub enum RlError {
     /// The optimiser refused its state (a parameter layout, a checkpoint).
     #[error(transparent)]
     Optimizer(minnow_optim::OptimError),
+    /// The environment refused an action or a state.
     #[error(transparent)]
     Env(#[from] minnow_envs::EnvError),
+    /// The loss became NaN or infinite.
     #[error("training diverged at update {update}: the loss is {loss}; lower the learning rate or clip gradients")]
-    Diverged { update: u64, loss: f32 },
+    Diverged {
+        /// The update whose loss it was.
+        update: u64,
+        /// The loss found.
+        loss: f32,
+    },
+    /// A checkpoint that cannot be read, does not match this run's config, or
+    /// is asked for off a checkpoint boundary.
     #[error("{0}")]
     Resume(String),
+    /// A puzzle whose goal no search can reach.
     #[error("{puzzle}: the goal cannot be reached from the start")]
-    Unreachable { puzzle: &'static str },
+    Unreachable {
+        /// The puzzle's name.
+        puzzle: &'static str,
+    },
+    /// A DQN option that needs an environment capability the environment lacks.
     #[error("{env}: DqnConfig.{option} needs DqnEnv::{needs}, which {env} does not provide")]
-    NoModel { env: &'static str, option: &'static str, needs: &'static str },
+    NoModel {
+        /// The environment's name.
+        env: &'static str,
+        /// The `DqnConfig` option that needs it.
+        option: &'static str,
+        /// The `DqnEnv` method it needs.
+        needs: &'static str,
+    },
 }
 
+/// A result whose error is [`RlError`].
 pub type Result<T, E = RlError> = std::result::Result<T, E>;
 
 /// A range error is a config error; any other is the optimiser's.

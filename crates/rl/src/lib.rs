@@ -1,16 +1,16 @@
 //! Reinforcement learning for minnow, generic over the environment and game
 //! traits of `minnow-envs`. The DQN code names no particular environment:
-//! an environment says what it offers through traits (`dqn::DqnEnv` and
-//! its capabilities `EnvModel`, `AfterstateModel`, `Symmetries`), and the
-//! shipped tasks' adapters, presets, pretraining and evaluations live in
-//! `minnow-tasks`, above this crate.
+//! an environment says what it offers through traits ([`dqn::DqnEnv`] and
+//! its capabilities [`dqn::EnvModel`], [`dqn::AfterstateModel`],
+//! [`dqn::Symmetries`]), and the shipped tasks' adapters, presets,
+//! pretraining and evaluations live in `minnow-tasks`, above this crate.
 //!
 //! - [`dqn`]: deep Q-learning (double, dueling, n-step, prioritized replay,
 //!   target networks, an environment model's all-action targets,
 //!   curriculum, evaluation, exact checkpoints).
 //! - [`mcts`] and [`alphazero`]: Monte Carlo tree search (PUCT, batched
-//!   leaf evaluation, chance nodes, an MCTS-solver) and AlphaZero-style
-//!   self-play training of a policy-value network.
+//!   leaf evaluation, chance nodes, a Gumbel root, an MCTS-solver) and
+//!   AlphaZero-style self-play training of a policy-value network.
 //! - [`afterstate`]: TD(λ) on afterstate values (TD-Gammon), with 1-ply
 //!   and 2-ply search; [`ntuple`]: n-tuple networks learned by TD(0).
 //! - [`puzzle`]: search for single-agent puzzles (batched weighted A*,
@@ -18,7 +18,7 @@
 //! - The replay machinery underneath: [`ReplayBuffer`], [`SumTree`] and
 //!   [`PrioritizedReplay`], [`NStep`] returns, and [`SavedState`] for
 //!   checkpoints that resume exactly. Exploration rates and other decays
-//!   are `minnow_optim::Schedule`s.
+//!   are [`minnow_optim::Schedule`]s.
 //!
 //! After construction, stepping, searching, pushing and sampling allocate
 //! nothing. Every random draw comes from a generator the caller passes in.
@@ -38,6 +38,8 @@
 //! assert_eq!(search.choose_action(0.0, &mut rng)?, 2);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+
+#![warn(missing_docs)]
 
 pub mod afterstate;
 pub mod alphazero;

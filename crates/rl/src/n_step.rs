@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 /// The longest n-step return supported.
 pub const MAX_N: usize = 5;
 
+/// How many rewards each replayed transition sums, and their discount.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NStepConfig {
@@ -18,6 +19,7 @@ pub struct NStepConfig {
 }
 
 impl NStepConfig {
+    /// An error naming the first field out of range.
     pub fn validate(&self) -> Result<()> {
         let check = Check("NStepConfig");
         check.count_in("n", "a value in 1..=5", self.n as u64, 1, MAX_N as u64)?;
@@ -50,8 +52,11 @@ impl NStepConfig {
 /// One environment step as the environment reports it.
 #[derive(Clone, Copy, Debug)]
 pub struct Step<'a> {
+    /// The observation the action was taken in.
     pub obs: &'a [f32],
+    /// The action taken.
     pub action: u32,
+    /// The reward the step earned.
     pub reward: f32,
     /// The observation after the step: for the last step of an episode,
     /// the final observation, not the next episode's first.
@@ -96,6 +101,7 @@ pub struct NStep {
 }
 
 impl NStep {
+    /// The settings this accumulator was built with.
     pub fn config(&self) -> &NStepConfig {
         &self.config
     }

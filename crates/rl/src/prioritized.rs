@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PrioritizedConfig {
+    /// The buffer underneath: capacity and transition shape.
     pub replay: ReplayConfig,
     /// Priority exponent: 0 is uniform sampling, 1 fully proportional.
     pub alpha: f32,
@@ -27,10 +28,13 @@ pub struct PrioritizedConfig {
 }
 
 impl PrioritizedConfig {
+    /// The paper's defaults over `replay`: alpha 0.6, beta 0.4 rising to 1 over
+    /// 100,000 steps, eps 1e-6.
     pub fn new(replay: ReplayConfig) -> Self {
         Self { replay, alpha: 0.6, beta_start: 0.4, beta_steps: 100_000, eps: 1e-6 }
     }
 
+    /// An error naming the first field out of range.
     pub fn validate(&self) -> Result<()> {
         self.replay.validate()?;
         let check = Check("PrioritizedConfig");
@@ -40,6 +44,7 @@ impl PrioritizedConfig {
         Ok(())
     }
 
+    /// Validates the settings and allocates the buffer and its sum tree.
     pub fn build(self) -> Result<PrioritizedReplay> {
         self.validate()?;
         Ok(PrioritizedReplay {
@@ -66,26 +71,32 @@ pub struct PrioritizedReplay {
 }
 
 impl PrioritizedReplay {
+    /// The settings this replay was built with.
     pub fn config(&self) -> &PrioritizedConfig {
         &self.config
     }
 
+    /// The transitions, slot by slot.
     pub fn buffer(&self) -> &ReplayBuffer {
         &self.buffer
     }
 
+    /// The slots' priorities.
     pub fn tree(&self) -> &SumTree {
         &self.tree
     }
 
+    /// Transitions stored.
     pub fn len(&self) -> usize {
         self.buffer.len()
     }
 
+    /// Whether nothing is stored yet.
     pub fn is_empty(&self) -> bool {
         self.buffer.is_empty()
     }
 
+    /// The largest priority ever set; new transitions get it.
     pub fn max_priority(&self) -> f32 {
         self.max_priority
     }

@@ -32,15 +32,19 @@ pub struct ReplayConfig {
     /// floats), for bootstrapping over legal actions only.
     #[serde(default)]
     pub store_next_mask: bool,
+    /// How minibatches are drawn (default: with replacement).
     #[serde(default)]
     pub sampling: Sampling,
 }
 
 impl ReplayConfig {
+    /// A buffer of `capacity` transitions without masks, sampled with
+    /// replacement.
     pub fn new(capacity: usize, obs_size: usize, num_actions: u32) -> Self {
         Self { capacity, obs_size, num_actions, store_next_mask: false, sampling: Sampling::WithReplacement }
     }
 
+    /// An error naming the first field out of range.
     pub fn validate(&self) -> Result<()> {
         let check = Check("ReplayConfig");
         // Slots and actions are saved as exact f32 values.
@@ -102,6 +106,7 @@ pub struct ReplayBuffer {
 }
 
 impl ReplayBuffer {
+    /// The settings this buffer was built with.
     pub fn config(&self) -> &ReplayConfig {
         &self.config
     }
@@ -111,10 +116,12 @@ impl ReplayBuffer {
         self.len
     }
 
+    /// Whether nothing is stored yet.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
+    /// Transitions held at most.
     pub fn capacity(&self) -> usize {
         self.config.capacity
     }

@@ -34,8 +34,11 @@ pub const MAX_EXACT_INT: u32 = 1 << 24;
 /// One named array: row-major `values` of shape `dims`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SavedArray {
+    /// The array's name, `prefix.field`.
     pub name: String,
+    /// Its shape.
     pub dims: Vec<usize>,
+    /// Its values, row-major.
     pub values: Vec<f32>,
 }
 
@@ -43,16 +46,20 @@ pub struct SavedArray {
 /// [`extend`](Self::extend) and hand them to a checkpoint writer.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct SavedState {
+    /// The arrays, in the order they were pushed.
     pub arrays: Vec<SavedArray>,
     /// `(key, JSON document)`.
     pub meta: Vec<(String, String)>,
 }
 
 impl SavedState {
+    /// An empty state.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Adds array `name` of shape `dims` (`values.len()` must be their
+    /// product).
     pub fn push_array(&mut self, name: String, dims: &[usize], values: Vec<f32>) {
         debug_assert_eq!(dims.iter().product::<usize>(), values.len(), "SavedState::push_array '{name}'");
         self.arrays.push(SavedArray { name, dims: dims.to_vec(), values });
@@ -64,6 +71,7 @@ impl SavedState {
         self.meta.push((key, json));
     }
 
+    /// Appends another component's arrays and metadata.
     pub fn extend(&mut self, other: SavedState) {
         self.arrays.extend(other.arrays);
         self.meta.extend(other.meta);
@@ -73,7 +81,9 @@ impl SavedState {
 /// Where restored state comes from: a [`SavedState`], or a checkpoint read
 /// back from disk.
 pub trait StateSource {
+    /// The values of array `name`, if saved.
     fn array(&self, name: &str) -> Option<&[f32]>;
+    /// The JSON document under `key`, if saved.
     fn meta(&self, key: &str) -> Option<&str>;
 }
 

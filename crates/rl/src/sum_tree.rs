@@ -33,6 +33,7 @@ impl SumTree {
         Ok(Self { capacity, width, nodes: vec![0.0; 2 * width] })
     }
 
+    /// Items the tree holds.
     pub fn capacity(&self) -> usize {
         self.capacity
     }

@@ -12,14 +12,21 @@ use crate::Result;
 /// (1 legal, 0 not) when the buffer stores masks, and is empty otherwise.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Transition<'a> {
+    /// The observation the action was taken in.
     pub obs: &'a [f32],
+    /// The action taken.
     pub action: u32,
+    /// The reward earned (n-step: the discounted sum).
     pub reward: f32,
+    /// The observation the transition bootstraps from.
     pub next_obs: &'a [f32],
+    /// Legal actions in `next_obs` (1 legal, 0 not); empty when the buffer
+    /// stores no masks.
     pub next_mask: &'a [f32],
     /// Terminal: the episode ended in `next_obs`, so nothing is
     /// bootstrapped. A time-limit truncation is not terminal.
     pub done: bool,
+    /// Discount applied to `V(next_obs)`: `gamma^m` for `m` summed rewards.
     pub discount: f32,
 }
 

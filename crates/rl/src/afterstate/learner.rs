@@ -13,6 +13,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
+/// TD(lambda) settings for learning afterstate values by self-play.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TdLambdaConfig {
@@ -23,6 +24,7 @@ pub struct TdLambdaConfig {
 }
 
 impl TdLambdaConfig {
+    /// An error naming the first field out of range.
     pub fn validate(&self) -> Result<()> {
         let check = Check("td_lambda");
         check.unit_closed("lambda", self.lambda)?;
@@ -66,6 +68,7 @@ pub struct TdLambda<G: AfterstateGame> {
 const RESERVED_DECISIONS: usize = 1024;
 
 impl<G: AfterstateGame> TdLambda<G> {
+    /// Buffers for a network shaped like `net`.
     pub fn new(net: &ValueNet) -> Self {
         Self {
             searcher: Searcher::new(net),

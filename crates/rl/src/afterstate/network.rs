@@ -46,14 +46,17 @@ impl ValueNet {
         (self.inputs + 1) * self.hidden
     }
 
+    /// Input features.
     pub fn inputs(&self) -> usize {
         self.inputs
     }
 
+    /// Hidden units.
     pub fn hidden(&self) -> usize {
         self.hidden
     }
 
+    /// Output probabilities.
     pub fn outputs(&self) -> usize {
         self.outputs
     }

@@ -24,6 +24,7 @@ pub struct Searcher<G: AfterstateGame> {
 const RESERVED_CANDIDATES: usize = 4096;
 
 impl<G: AfterstateGame> Searcher<G> {
+    /// Buffers for a network shaped like `net`.
     pub fn new(net: &ValueNet) -> Self {
         Self {
             x: vec![0.0; G::FEATURES],

@@ -21,7 +21,9 @@ pub struct AzAgent {
     /// The config the run was trained with (its `eval` section gives the
     /// evaluation budget).
     pub config: AzConfig,
+    /// The network's layers.
     pub net: PolicyValueNet,
+    /// The trained parameters.
     pub params: Arc<Params>,
     /// Iterations the run had finished when it was saved.
     pub iteration: u64,

@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct NetworkConfig {
+    /// Width of the stem and of every residual block (default 128).
     pub width: usize,
+    /// Residual blocks after the stem (default 2; 0: stem and heads only).
     pub blocks: usize,
 }
 
@@ -35,7 +37,11 @@ pub struct SelfPlayConfig {
     /// the first `temperature_moves` moves of a game, then with
     /// `final_temperature` (0: the most visited move).
     pub temperature: f32,
+    /// Moves played at `temperature` before `final_temperature` takes
+    /// over (default 8).
     pub temperature_moves: u32,
+    /// Temperature after the first `temperature_moves` moves (default 0:
+    /// the most visited move).
     pub final_temperature: f32,
     /// A game still running after this many moves is scored a draw.
     pub max_moves: u32,
@@ -59,6 +65,8 @@ pub struct SelfPlayConfig {
     /// recorded) that only moves the game on, so more games (and game
     /// results) come from the same simulations. 1: every move in full.
     pub full_search_fraction: f32,
+    /// Simulations of a fast search (default 16; at most
+    /// `mcts.simulations`).
     pub fast_simulations: u32,
 }
 
@@ -85,9 +93,11 @@ impl Default for SelfPlayConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrainingConfig {
+    /// Adam's learning rate (default 1e-3; the start of the decay if any).
     pub lr: f32,
     /// L2 penalty (Adam's `weight_decay`).
     pub weight_decay: f32,
+    /// Positions per update (default 256).
     pub batch: usize,
     /// Updates per iteration, run while the workers play.
     pub steps_per_iteration: usize,
@@ -100,6 +110,7 @@ pub struct TrainingConfig {
     /// Cosine decay of the learning rate from `lr` to `lr_final` over this
     /// many updates, constant after; 0 keeps `lr` throughout.
     pub lr_decay_updates: u64,
+    /// Learning rate at the end of the decay (default 1e-4; at most `lr`).
     pub lr_final: f32,
     /// Train on each sample or its mirror image with equal odds, for
     /// games with a mirror symmetry (`Game::MIRRORED`); no effect on others.
@@ -176,15 +187,23 @@ impl Default for EvalConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AzConfig {
+    /// Seeds every generator of the run (default 0).
     pub seed: u64,
+    /// Iterations of self-play plus training (default 100).
     pub iterations: u64,
     /// Stop (after a whole iteration) once self-play and training have run
     /// this long; 0 for no limit.
     pub time_limit_minutes: f64,
+    /// The policy/value network's shape.
     pub network: NetworkConfig,
+    /// The search of self-play; evaluation games use it with
+    /// `eval.simulations` and no root noise.
     pub mcts: MctsConfig,
+    /// How self-play games are generated.
     pub self_play: SelfPlayConfig,
+    /// The learner (Adam on policy cross-entropy plus value MSE).
     pub training: TrainingConfig,
+    /// Evaluation matches and ratings.
     pub eval: EvalConfig,
     /// Iterations between checkpoints (and at the end).
     pub checkpoint_every: u64,

@@ -28,6 +28,7 @@ pub struct RandomPlayer {
 }
 
 impl RandomPlayer {
+    /// A player for game `G` whose draws are seeded by `seed`.
     pub fn new<G: Game>(seed: u64) -> Self {
         Self { rng: Pcg64Mcg::seed_from_u64(seed), legal: vec![0; G::MAX_LEGAL.max(1)] }
     }
@@ -72,6 +73,7 @@ pub struct PolicyPlayer<G: Game> {
 }
 
 impl<G: Game> PolicyPlayer<G> {
+    /// A player over the network `evaluator` holds.
     pub fn new(evaluator: NetEvaluator<G>) -> Self {
         Self { evaluator, logits: vec![0.0; G::ACTIONS], value: [0.0], legal: vec![0; G::MAX_LEGAL.max(1)] }
     }
@@ -109,10 +111,13 @@ pub struct MctsPlayer<G: Game, E> {
 }
 
 impl<G: Game, E: Evaluator<G>> MctsPlayer<G, E> {
+    /// A player searching with `config` from `start`, its draws seeded by
+    /// `seed`.
     pub fn new(config: &MctsConfig, evaluator: E, start: &G, seed: u64) -> Result<Self> {
         Ok(Self { search: Search::new(config, start)?, evaluator, rng: Pcg64Mcg::seed_from_u64(seed) })
     }
 
+    /// The player's search tree, for its root statistics.
     pub fn search(&self) -> &Search<G> {
         &self.search
     }
@@ -149,13 +154,18 @@ impl<G: Game, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
 /// Results of a match, from the first player's side.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MatchResult {
+    /// Games played.
     pub games: u64,
+    /// Games the first player won.
     pub wins: u64,
+    /// Games drawn (including those cut off at the move limit).
     pub draws: u64,
+    /// Games the first player lost.
     pub losses: u64,
 }
 
 impl MatchResult {
+    /// Wins per game (0 with no games).
     pub fn win_rate(&self) -> f64 {
         self.wins as f64 / self.games.max(1) as f64
     }
@@ -170,6 +180,7 @@ impl MatchResult {
         wilson(self.wins, self.games, 1.959_964)
     }
 
+    /// Adds another match's counts.
     pub fn add(&mut self, o: &MatchResult) {
         self.games += o.games;
         self.wins += o.wins;
@@ -304,7 +315,9 @@ where
 /// weakness the total does not show.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct BySeat {
+    /// The games where the first player was player 0.
     pub moving_first: MatchResult,
+    /// The games where the first player was player 1.
     pub moving_second: MatchResult,
 }
 

@@ -42,23 +42,28 @@ struct Member {
 /// A rated snapshot: the iteration it was taken at, its place in the record.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Rated {
+    /// The iteration the snapshot was taken after.
     pub iteration: u64,
+    /// Its player index in the league's [`Record`](super::ratings::Record).
     pub player: usize,
 }
 
 /// The ratings of one evaluation.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct EloReport {
+    /// The iteration evaluated.
     pub iteration: u64,
     /// The current snapshot's rating.
     pub rating: Rating,
     /// The best snapshot held, after this evaluation.
     pub best_iteration: u64,
+    /// The best snapshot's rating.
     pub best: Rating,
     /// Whether the best snapshot changed.
     pub new_best: bool,
     /// The current snapshot's games against earlier ones.
     pub vs_snapshots: MatchResult,
+    /// Wall-clock seconds the rating games took.
     pub seconds: f64,
 }
 

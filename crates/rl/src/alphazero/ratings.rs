@@ -19,15 +19,20 @@ const ELO_PER_NAT: f64 = 400.0 / std::f64::consts::LN_10;
 /// The results of every game between two players, from `a`'s side.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PairResult {
+    /// The first player's index.
     pub a: usize,
+    /// The second player's index.
     pub b: usize,
+    /// Their games, from `a`'s side.
     pub result: MatchResult,
 }
 
 /// Every game of a league, one entry per pair of players.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Record {
+    /// Player names, by index.
     pub players: Vec<String>,
+    /// Results by pair, each pair once.
     pub pairs: Vec<PairResult>,
 }
 
@@ -35,8 +40,11 @@ pub struct Record {
 /// of games links to the anchor).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Rating {
+    /// Elo relative to the anchor.
     pub elo: f64,
+    /// Lower end of the 95% interval.
     pub lo: f64,
+    /// Upper end of the 95% interval.
     pub hi: f64,
 }
 

@@ -6,9 +6,9 @@ use crate::{Check, Result, RlError};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-/// Positions in a ring of `capacity` slots: `obs` [capacity, obs_size],
-/// `policy` [capacity, actions] (the root's visit distribution), `value`
-/// [capacity] (the game's final result for the player to move there).
+/// Positions in a ring of `capacity` slots: `obs` `[capacity, obs_size]`,
+/// `policy` `[capacity, actions]` (the root's visit distribution), `value`
+/// `[capacity]` (the game's final result for the player to move there).
 #[derive(Clone, Debug)]
 pub struct PositionReplay {
     capacity: usize,
@@ -37,22 +37,28 @@ struct Meta {
 /// needed: a worker's output, not a steady-state buffer).
 #[derive(Clone, Debug, Default)]
 pub struct Positions {
+    /// Observations, `[len, obs_size]`.
     pub obs: Vec<f32>,
+    /// The root's visit distributions (the policy targets), `[len, actions]`.
     pub policy: Vec<f32>,
+    /// Value targets for the player to move, in [-1, 1], `[len]`.
     pub value: Vec<f32>,
 }
 
 impl Positions {
+    /// Empties the batch, keeping its memory.
     pub fn clear(&mut self) {
         self.obs.clear();
         self.policy.clear();
         self.value.clear();
     }
 
+    /// Positions held.
     pub fn len(&self) -> usize {
         self.value.len()
     }
 
+    /// Whether no position is held.
     pub fn is_empty(&self) -> bool {
         self.value.is_empty()
     }
@@ -77,14 +83,17 @@ impl PositionReplay {
         })
     }
 
+    /// Positions stored (at most the capacity).
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether nothing is stored yet.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
+    /// Positions held at most; older ones are overwritten.
     pub fn capacity(&self) -> usize {
         self.capacity
     }
@@ -118,8 +127,8 @@ impl PositionReplay {
     }
 
     /// Draws `batch` positions uniformly (with replacement) into the
-    /// caller's buffers: `obs` [batch, obs_size], `policy` [batch,
-    /// actions], `value` [batch].
+    /// caller's buffers: `obs` `[batch, obs_size]`, `policy` `[batch,
+    /// actions]`, `value` `[batch]`.
     #[track_caller]
     pub fn sample_into(&self, rng: &mut impl Rng, obs: &mut [f32], policy: &mut [f32], value: &mut [f32]) {
         assert!(self.len > 0, "PositionReplay::sample_into: the buffer is empty");
@@ -139,8 +148,8 @@ impl PositionReplay {
         }
     }
 
-    /// Arrays `p.obs` [len, obs_size], `p.policy` [len, actions], `p.value`
-    /// [len] (slot order) and metadata under `p`.
+    /// Arrays `p.obs` `[len, obs_size]`, `p.policy` `[len, actions]`,
+    /// `p.value` `[len]` (slot order) and metadata under `p`.
     pub fn save(&self, prefix: &str) -> SavedState {
         let mut s = SavedState::new();
         let n = self.len;

@@ -33,9 +33,13 @@ use super::eval::{BySeat, MatchResult, MctsPlayer, RandomPlayer, play_match, pla
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Totals {
+    /// Self-play games finished.
     pub games: u64,
+    /// Self-play moves played.
     pub moves: u64,
+    /// Search simulations run in self-play.
     pub simulations: u64,
+    /// Learner updates.
     pub updates: u64,
     /// Wall time of the iterations (self-play and training), without
     /// evaluation matches.
@@ -47,20 +51,27 @@ pub struct Totals {
 pub struct IterationReport {
     /// Iterations finished so far (1 after the first).
     pub iteration: u64,
+    /// What the workers played this iteration.
     pub self_play: SelfPlayStats,
     /// Mean losses over the iteration's updates (NaN if none ran).
     pub loss: TrainLoss,
+    /// Learner updates this iteration.
     pub updates: usize,
+    /// Wall-clock seconds of the iteration (self-play and training).
     pub seconds: f64,
+    /// Positions in the replay after the iteration.
     pub replay_len: usize,
+    /// The run's counters after the iteration.
     pub totals: Totals,
 }
 
 impl IterationReport {
+    /// Self-play games per minute of this iteration.
     pub fn games_per_minute(&self) -> f64 {
         60.0 * self.self_play.games as f64 / self.seconds.max(1e-9)
     }
 
+    /// Self-play search simulations per second of this iteration.
     pub fn simulations_per_second(&self) -> f64 {
         self.self_play.simulations as f64 / self.seconds.max(1e-9)
     }
@@ -84,9 +95,12 @@ impl IterationReport {
 /// Win rates of the current snapshot.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct EvalReport {
+    /// Games against the uniform-random player.
     pub vs_random: MatchResult,
-    /// Against rollout MCTS, by seat (its total is the win rate).
+    /// Games against random-rollout MCTS by seat, if any were played
+    /// (their total is the win rate).
     pub vs_rollout: Option<BySeat>,
+    /// Wall-clock seconds the matches took.
     pub seconds: f64,
 }
 
@@ -169,6 +183,7 @@ impl<G: Game + Default + Send> AzRun<G> {
         })
     }
 
+    /// The run's config.
     pub fn config(&self) -> &AzConfig {
         &self.config
     }
@@ -178,10 +193,12 @@ impl<G: Game + Default + Send> AzRun<G> {
         self.iteration
     }
 
+    /// The run's counters so far.
     pub fn totals(&self) -> &Totals {
         &self.totals
     }
 
+    /// The network's layers (its parameters are the learner's).
     pub fn net(&self) -> &PolicyValueNet {
         self.trainer.net()
     }
@@ -191,6 +208,7 @@ impl<G: Game + Default + Send> AzRun<G> {
         &self.snapshot
     }
 
+    /// The self-play positions the learner samples.
     pub fn replay(&self) -> &PositionReplay {
         &self.replay
     }

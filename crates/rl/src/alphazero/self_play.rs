@@ -15,14 +15,18 @@ use std::sync::Arc;
 /// What a worker did in one call of [`SelfPlayWorker::play`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SelfPlayStats {
+    /// Games finished.
     pub games: u64,
+    /// Moves played.
     pub moves: u64,
+    /// Search simulations run.
     pub simulations: u64,
     /// Games won by player 0, drawn, won by player 1.
     pub results: [u64; 3],
 }
 
 impl SelfPlayStats {
+    /// Adds another worker's counts.
     pub fn add(&mut self, o: &SelfPlayStats) {
         self.games += o.games;
         self.moves += o.moves;
@@ -65,6 +69,8 @@ pub struct SelfPlayWorker<G: Game> {
 }
 
 impl<G: Game + Default> SelfPlayWorker<G> {
+    /// A worker with `config.parallel_games` searches over snapshot `params` of
+    /// `net`.
     pub fn new(net: &PolicyValueNet, params: Arc<Params>, mcts: &MctsConfig, config: &SelfPlayConfig) -> Result<Self> {
         let start = new_game::<G>(0);
         let searches = (0..config.parallel_games).map(|_| Search::new(mcts, &start)).collect::<Result<Vec<_>>>()?;

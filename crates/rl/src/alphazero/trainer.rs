@@ -13,7 +13,9 @@ use rand::Rng;
 /// One update's losses (before the update).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TrainLoss {
+    /// Policy cross-entropy against the visit distribution.
     pub policy: f32,
+    /// Value mean squared error.
     pub value: f32,
 }
 
@@ -46,6 +48,8 @@ pub struct Trainer {
 }
 
 impl Trainer {
+    /// A freshly initialised network for game `G`, with Adam and the batch
+    /// buffers.
     pub fn new<G: Game>(network: &NetworkConfig, config: &TrainingConfig, rng: &mut impl Rng) -> Result<Self> {
         let shape = network_config::<G>(network);
         let mut params = Params::new();
@@ -72,14 +76,17 @@ impl Trainer {
         })
     }
 
+    /// The network's layers.
     pub fn net(&self) -> &PolicyValueNet {
         &self.net
     }
 
+    /// The learner's parameters.
     pub fn params(&self) -> &Params {
         &self.params
     }
 
+    /// Updates made so far.
     pub fn updates(&self) -> u64 {
         self.adam.step_count()
     }

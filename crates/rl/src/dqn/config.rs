@@ -10,9 +10,15 @@ use serde::{Deserialize, Serialize};
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TargetUpdate {
     /// Copy the online weights every `every` gradient updates.
-    Hard { every: u64 },
+    Hard {
+        /// Gradient updates between copies, at least 1.
+        every: u64,
+    },
     /// After every update, `target = tau * online + (1 - tau) * target`.
-    Polyak { tau: f32 },
+    Polyak {
+        /// The online network's share per update, in (0, 1].
+        tau: f32,
+    },
 }
 
 /// Ape-X's spread of exploration rates over the envs: env `i` of `n`
@@ -22,11 +28,15 @@ pub enum TargetUpdate {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PerEnvEpsilon {
+    /// Rate of the first env, in [0, 1] (the paper's 0.4).
     pub base: f32,
+    /// Exponent spread: the last env explores with `base^(1 + alpha)`
+    /// (the paper's 7).
     pub alpha: f32,
 }
 
 impl PerEnvEpsilon {
+    /// Exploration rate of env `i` of `n`.
     pub fn rate(&self, i: usize, n: usize) -> f32 {
         let position = if n > 1 { i as f32 / (n - 1) as f32 } else { 0.0 };
         self.base.powf(1.0 + self.alpha * position)
@@ -40,6 +50,8 @@ impl PerEnvEpsilon {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DqnConfig {
+    /// Seeds the network's initialisation, exploration, replay sampling
+    /// and the environments (default 0).
     pub seed: u64,
     /// The Q network's hidden layers and head.
     pub network: QNetworkConfig,
@@ -68,6 +80,7 @@ pub struct DqnConfig {
     /// a square board has 8), one forward pass per view. Acting while
     /// training stays on one view.
     pub symmetric_eval: bool,
+    /// Transitions per gradient update (default 64).
     pub batch_size: usize,
     /// The replay memory: its capacity, and prioritized or uniform sampling.
     pub replay: MemoryConfig,
@@ -91,10 +104,14 @@ pub struct DqnConfig {
     pub lr_decay: Decay,
     /// Clip the gradient's global L2 norm to this (0: no clipping).
     pub max_grad_norm: f32,
+    /// Where the Huber loss turns from quadratic to linear, in TD-error
+    /// units (default 1).
     pub huber_delta: f32,
     /// Rewards are multiplied by this before they are stored (returns and
     /// scores reported stay in the environment's units).
     pub reward_scale: f32,
+    /// How the target network follows the online one (default: Polyak, tau
+    /// 0.01).
     pub target: TargetUpdate,
     /// Exploration rate as a function of environment steps, in [0, 1].
     pub epsilon: ScheduleConfig,
@@ -107,10 +124,11 @@ pub struct DqnConfig {
     pub curriculum: Option<CurriculumConfig>,
     /// Training length in environment steps.
     pub env_steps: u64,
-    /// Environment steps between evaluations and between checkpoints. At
-    /// each checkpoint boundary every running episode is cut (a time-limit
-    /// truncation, bootstrapped), so a resumed run continues exactly.
+    /// Environment steps between evaluations (default 10,000).
     pub eval_every: u64,
+    /// Environment steps between checkpoints (default 50,000). At each
+    /// checkpoint boundary every running episode is cut (a time-limit
+    /// truncation, bootstrapped), so a resumed run continues exactly.
     pub checkpoint_every: u64,
 }
 

@@ -4,6 +4,7 @@
 use crate::{Check, Result};
 use serde::{Deserialize, Serialize};
 
+/// When the task's difficulty level rises.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CurriculumConfig {
@@ -18,6 +19,7 @@ pub struct CurriculumConfig {
 }
 
 impl CurriculumConfig {
+    /// An error naming the first field out of range.
     pub fn validate(&self) -> Result<()> {
         let check = Check("CurriculumConfig");
         check.count_in("start", "a value >= 1", self.start as u64, 1, u64::MAX)?;
@@ -31,14 +33,18 @@ impl CurriculumConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Curriculum {
+    /// Levels, window and threshold.
     pub config: CurriculumConfig,
+    /// The current difficulty level, `start..=max`.
     pub level: usize,
-    /// Episodes at the current level in this window, and how many succeeded.
+    /// Episodes at the current level in this window.
     pub seen: usize,
+    /// Of those, the episodes that succeeded.
     pub succeeded: usize,
 }
 
 impl Curriculum {
+    /// A curriculum at level `config.start`, after validating `config`.
     pub fn new(config: CurriculumConfig) -> Result<Self> {
         config.validate()?;
         Ok(Self { config, level: config.start, seen: 0, succeeded: 0 })

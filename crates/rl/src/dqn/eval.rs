@@ -9,10 +9,13 @@ use crate::Result;
 /// How one greedy episode went.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Outcome {
+    /// Moves made.
     pub steps: u32,
+    /// Undiscounted return, in the environment's reward units.
     pub ret: f32,
     /// [`DqnEnv::succeeded`] on the last step (false if the budget ran out).
     pub success: bool,
+    /// The episode ended before the budget ran out.
     pub over: bool,
 }
 

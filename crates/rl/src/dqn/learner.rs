@@ -16,6 +16,7 @@ use rand_pcg::Pcg64Mcg;
 /// What one update measured.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct UpdateStats {
+    /// The batch's (importance-weighted) Huber loss before the update.
     pub loss: f32,
     /// Mean Q of the actions taken in the batch.
     pub mean_q: f32,
@@ -127,10 +128,12 @@ impl DqnLearner {
         })
     }
 
+    /// The settings this learner was built with.
     pub fn config(&self) -> &DqnConfig {
         &self.config
     }
 
+    /// The Q network's layers (shared by the online and target parameters).
     pub fn network(&self) -> &QNetwork {
         &self.net
     }
@@ -145,14 +148,17 @@ impl DqnLearner {
         self.replay
     }
 
+    /// The replay memory.
     pub fn memory(&self) -> &Memory {
         &self.memory
     }
 
+    /// The replay memory, for pushing transitions.
     pub fn memory_mut(&mut self) -> &mut Memory {
         &mut self.memory
     }
 
+    /// Gradient updates made so far.
     pub fn updates(&self) -> u64 {
         self.updates
     }

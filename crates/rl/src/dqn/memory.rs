@@ -21,6 +21,7 @@ pub struct MemoryConfig {
     /// Importance-sampling exponent at the first update, rising linearly
     /// to 1 over `beta_updates` updates.
     pub beta_start: f32,
+    /// Updates over which beta rises to 1 (default 100,000; 0: 1 at once).
     pub beta_updates: u64,
 }
 
@@ -30,9 +31,12 @@ impl Default for MemoryConfig {
     }
 }
 
+/// A DQN learner's replay memory: uniform or prioritized, chosen by config.
 #[derive(Clone, Debug)]
 pub enum Memory {
+    /// Uniform sampling.
     Uniform(ReplayBuffer),
+    /// Proportional prioritized sampling.
     Prioritized(PrioritizedReplay),
 }
 
@@ -51,6 +55,7 @@ impl Memory {
         })
     }
 
+    /// Transitions stored.
     pub fn len(&self) -> usize {
         match self {
             Memory::Uniform(r) => r.len(),
@@ -58,10 +63,12 @@ impl Memory {
         }
     }
 
+    /// Whether nothing is stored yet.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// A batch with room for `size` transitions of this memory's shape.
     pub fn batch(&self, size: usize) -> Batch {
         match self {
             Memory::Uniform(r) => r.batch(size),
@@ -85,10 +92,12 @@ impl Memory {
         }
     }
 
+    /// Whether sampling is prioritized.
     pub fn is_prioritized(&self) -> bool {
         matches!(self, Memory::Prioritized(_))
     }
 
+    /// The memory's state under `prefix` (the layout of the buffer it wraps).
     pub fn save(&self, prefix: &str) -> SavedState {
         match self {
             Memory::Uniform(r) => r.save(prefix),
@@ -96,6 +105,8 @@ impl Memory {
         }
     }
 
+    /// Restores a state [`save`](Self::save) wrote under `prefix`; on error
+    /// nothing changes.
     pub fn restore(&mut self, prefix: &str, src: &(impl StateSource + ?Sized)) -> Result<()> {
         match self {
             Memory::Uniform(r) => r.restore(prefix, src),

@@ -76,14 +76,18 @@ impl QNetwork {
         Ok(Self { trunk, head, inputs, actions })
     }
 
+    /// Floats per observation.
     pub fn inputs(&self) -> usize {
         self.inputs
     }
 
+    /// Outputs per observation: one Q value per action (1 when learning
+    /// afterstate values).
     pub fn actions(&self) -> usize {
         self.actions
     }
 
+    /// Q values `[batch, actions]` for observations `x` `[batch, inputs]`.
     pub fn forward(&self, g: &mut Graph<'_>, x: Var) -> minnow_autodiff::Result<Var> {
         let h = self.trunk.forward(g, x)?;
         match &self.head {

@@ -20,8 +20,11 @@ pub const RECENT_EPISODES: usize = 100;
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RecentEpisodes {
+    /// Episode returns, in the environment's reward units (a ring once full).
     pub returns: Vec<f32>,
+    /// Episode lengths in steps.
     pub lengths: Vec<u32>,
+    /// Whether each episode succeeded.
     pub successes: Vec<bool>,
     /// Episodes finished since the start of training.
     pub total: u64,
@@ -54,14 +57,17 @@ impl RecentEpisodes {
         self.total += 1;
     }
 
+    /// Mean return over the recent episodes (NaN with none).
     pub fn mean_return(&self) -> f32 {
         mean(self.returns.iter().copied())
     }
 
+    /// Mean length over the recent episodes (NaN with none).
     pub fn mean_length(&self) -> f32 {
         mean(self.lengths.iter().map(|&l| l as f32))
     }
 
+    /// Share of the recent episodes that succeeded, in [0, 1] (NaN with none).
     pub fn success_rate(&self) -> f32 {
         mean(self.successes.iter().map(|&s| s as u8 as f32))
     }
@@ -144,22 +150,27 @@ impl<E: DqnEnv> DqnRun<E> {
         })
     }
 
+    /// The run's settings.
     pub fn config(&self) -> &DqnConfig {
         &self.learner.config
     }
 
+    /// The learner: networks, optimiser and replay.
     pub fn learner(&self) -> &DqnLearner {
         &self.learner
     }
 
+    /// The learner, mutably (for a task's evaluation).
     pub fn learner_mut(&mut self) -> &mut DqnLearner {
         &mut self.learner
     }
 
+    /// Environment steps so far, over all envs.
     pub fn env_steps(&self) -> u64 {
         self.env_steps
     }
 
+    /// Statistics of the recent finished episodes.
     pub fn recent(&self) -> &RecentEpisodes {
         &self.recent
     }
@@ -189,6 +200,7 @@ impl<E: DqnEnv> DqnRun<E> {
         self.last_update
     }
 
+    /// Whether the run has taken `env_steps` environment steps.
     pub fn is_done(&self) -> bool {
         self.env_steps >= self.learner.config.env_steps
     }

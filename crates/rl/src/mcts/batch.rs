@@ -5,7 +5,7 @@ use minnow_envs::Game;
 use rand::Rng;
 
 /// Up to `capacity` leaf states with room for their evaluations:
-/// `logits` [capacity, ACTIONS] and `values` [capacity]. Allocated once.
+/// `logits` `[capacity, ACTIONS]` and `values` `[capacity]`. Allocated once.
 #[derive(Clone, Debug)]
 pub struct LeafBatch<G> {
     states: Vec<G>,
@@ -21,6 +21,7 @@ impl<G> Default for LeafBatch<G> {
 }
 
 impl<G: Game> LeafBatch<G> {
+    /// Room for `capacity` leaves (allocated here, once).
     pub fn new(capacity: usize) -> Self {
         Self {
             states: Vec::with_capacity(capacity),
@@ -30,28 +31,34 @@ impl<G: Game> LeafBatch<G> {
         }
     }
 
+    /// Empties the batch for the next round.
     pub fn clear(&mut self) {
         self.states.clear();
     }
 
+    /// Leaves gathered.
     pub fn len(&self) -> usize {
         self.states.len()
     }
 
+    /// Whether no leaf is gathered.
     pub fn is_empty(&self) -> bool {
         self.states.is_empty()
     }
 
+    /// Leaves the batch holds at most.
     pub fn capacity(&self) -> usize {
         self.capacity
     }
 
+    /// Adds a copy of leaf `state`; panics when full.
     #[track_caller]
     pub fn push(&mut self, state: &G) {
         assert!(self.states.len() < self.capacity, "LeafBatch::push: full at {}", self.capacity);
         self.states.push(state.clone());
     }
 
+    /// The leaves gathered, in push order.
     pub fn states(&self) -> &[G] {
         &self.states
     }
@@ -64,7 +71,8 @@ impl<G: Game> LeafBatch<G> {
         }
     }
 
-    /// The evaluations of the gathered states: (logits [n, ACTIONS], values [n]).
+    /// The evaluations of the gathered states: (logits `[n, ACTIONS]`,
+    /// values `[n]`).
     pub fn outputs(&self) -> (&[f32], &[f32]) {
         let n = self.states.len();
         (&self.logits[..n * G::ACTIONS], &self.values[..n])

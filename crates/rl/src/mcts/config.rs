@@ -26,6 +26,8 @@ pub enum ChanceMode {
 pub struct MctsConfig {
     /// New simulations per search (a reused subtree keeps its visits on top).
     pub simulations: u32,
+    /// Weight of the prior against the mean value in PUCT (default 1.5);
+    /// larger explores more.
     pub c_puct: f32,
     /// Dirichlet concentration of the root noise (AlphaZero: 0.3 for chess,
     /// 0.03 for go; about 10 / legal moves).
@@ -38,6 +40,7 @@ pub struct MctsConfig {
     /// Leaves a tree collects per batched evaluation, each descent marking
     /// its path with a virtual loss so the next one spreads out.
     pub leaves_per_round: u32,
+    /// How simulations pass chance nodes (default: stratified).
     pub chance: ChanceMode,
     /// Keep the subtree under the move played (and the dice rolled) for the
     /// next search.

@@ -12,6 +12,8 @@ use rand_pcg::Pcg64Mcg;
 /// and the expected result for the player to move, in [-1, 1], into
 /// `values[i]`. `logits` and `values` are exactly as long as that.
 pub trait Evaluator<G: Game> {
+    /// Evaluates `states` into `logits` `[states, ACTIONS]` and `values`
+    /// `[states]`.
     fn evaluate(&mut self, states: &[G], logits: &mut [f32], values: &mut [f32]);
 }
 

@@ -16,12 +16,15 @@
 //! serves alternating moves, repeated moves by one player (a backgammon
 //! turn) and dice. After construction a simulation allocates nothing.
 
+mod backup;
 mod batch;
 mod config;
+mod descent;
 pub mod dirichlet;
 mod evaluator;
 mod gumbel;
 mod network;
+mod policy;
 mod search;
 mod tree;
 

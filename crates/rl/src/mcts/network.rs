@@ -44,6 +44,7 @@ impl<G: Game> NetEvaluator<G> {
         Ok(())
     }
 
+    /// The parameter snapshot evaluated.
     pub fn params(&self) -> &Arc<Params> {
         &self.params
     }

@@ -22,10 +22,12 @@ impl TdLearner {
         Self { alpha, previous: Vec::new(), pending: false }
     }
 
+    /// The current step size.
     pub fn alpha(&self) -> f32 {
         self.alpha
     }
 
+    /// Sets the step size (for a decay the caller runs).
     pub fn set_alpha(&mut self, alpha: f32) {
         self.alpha = alpha;
     }

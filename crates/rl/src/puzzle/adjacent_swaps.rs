@@ -9,6 +9,8 @@ use crate::{Check, Result};
 /// Items at positions `0..n`, four bits each.
 pub type Arrangement = u32;
 
+/// A test puzzle: sort `n` items by swapping neighbours; its exact distance is
+/// known.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AdjacentSwaps {
     n: usize,
@@ -21,6 +23,7 @@ impl AdjacentSwaps {
         Ok(Self { n })
     }
 
+    /// The item at `position` in `state`.
     pub fn item(&self, state: Arrangement, position: usize) -> usize {
         (state >> (4 * position) & 0xf) as usize
     }

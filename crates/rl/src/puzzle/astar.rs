@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+/// Weighted batched A*: `f = lambda * g + h`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SearchConfig {
@@ -25,6 +26,7 @@ pub struct SearchConfig {
 }
 
 impl SearchConfig {
+    /// An error naming the first field out of range.
     pub fn validate(&self) -> Result<()> {
         let check = Check("SearchConfig");
         check.non_negative("lambda", self.lambda)?;
@@ -93,6 +95,7 @@ pub struct WeightedAStar<P: Puzzle> {
 }
 
 impl<P: Puzzle> WeightedAStar<P> {
+    /// A searcher with one table entry per state of `puzzle` (allocated here).
     pub fn new(puzzle: &P, config: SearchConfig) -> Result<Self> {
         config.validate()?;
         Check("WeightedAStar").count_in("moves", "1..=255 moves", puzzle.moves() as u64, 1, 255)?;
@@ -113,6 +116,7 @@ impl<P: Puzzle> WeightedAStar<P> {
         })
     }
 
+    /// The search's settings.
     pub fn config(&self) -> SearchConfig {
         self.config
     }

@@ -20,6 +20,7 @@ pub struct BidirectionalBfs<P: Puzzle> {
 }
 
 impl<P: Puzzle> BidirectionalBfs<P> {
+    /// A searcher with one table entry per state of `puzzle`, per direction.
     pub fn new(puzzle: &P) -> Self {
         let n = puzzle.state_count();
         Self {

@@ -13,12 +13,16 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CostToGoConfig {
+    /// Width of the first layer, 1..=8192.
     pub hidden: usize,
+    /// Width of the trunk and residual blocks, 1..=8192.
     pub width: usize,
+    /// Residual blocks, 0..=16.
     pub blocks: usize,
 }
 
 impl CostToGoConfig {
+    /// An error naming the first field out of range.
     pub fn validate(&self) -> Result<()> {
         let check = Check("CostToGoConfig");
         check.count_in("hidden", "a width in 1..=8192", self.hidden as u64, 1, 8192)?;
@@ -42,6 +46,7 @@ impl CostToGoConfig {
     }
 }
 
+/// The cost-to-go network's layers (its parameters live in a `Params`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CostToGo {
     stem: Linear,
@@ -54,6 +59,7 @@ pub struct CostToGo {
 }
 
 impl CostToGo {
+    /// Floats per observation.
     pub fn inputs(&self) -> usize {
         self.inputs
     }
@@ -104,14 +110,17 @@ pub struct LearnedHeuristic {
 }
 
 impl LearnedHeuristic {
+    /// A heuristic evaluating `net` with `params`.
     pub fn new(net: CostToGo, params: Params) -> Self {
         Self { net, params, tape: Tape::new(), obs: Vec::new() }
     }
 
+    /// The network's layers.
     pub fn network(&self) -> &CostToGo {
         &self.net
     }
 
+    /// The network's parameters.
     pub fn params(&self) -> &Params {
         &self.params
     }

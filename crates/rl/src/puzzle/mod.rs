@@ -53,18 +53,22 @@ pub use value_iteration::{TargetRule, ValueIteration, ValueIterationConfig, Valu
 pub trait Puzzle {
     /// Names the puzzle in checkpoints.
     const NAME: &'static str;
+    /// A position, small enough to copy.
     type State: Copy + PartialEq + std::fmt::Debug;
 
     /// Moves `0..moves()`, all legal in every state.
     fn moves(&self) -> usize;
+    /// The state `action` leads to from `state`.
     fn apply(&self, state: Self::State, action: usize) -> Self::State;
     /// The move that undoes `action`.
     fn inverse(&self, action: usize) -> usize;
     /// The goal random walks start from.
     fn goal(&self) -> Self::State;
+    /// Whether `state` is solved.
     fn is_goal(&self, state: Self::State) -> bool;
     /// The number of states: [`Puzzle::index`] is below it.
     fn state_count(&self) -> usize;
+    /// `state`'s dense number, below [`Puzzle::state_count`].
     fn index(&self, state: Self::State) -> usize;
     /// Floats in the network's input encoding of a state.
     fn observation_size(&self) -> usize;

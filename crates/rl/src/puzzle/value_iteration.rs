@@ -19,29 +19,40 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TargetRule {
+    /// Steps between checks, at least 1.
     pub check_every: u64,
+    /// A check whose last loss is below this updates the target, > 0.
     pub loss_below: f32,
+    /// A check this many steps after the last update updates the target, at
+    /// least 1.
     pub max_age: u64,
 }
 
+/// Everything about a value-iteration run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ValueIterationConfig {
+    /// The cost-to-go network's shape.
     pub net: CostToGoConfig,
     /// States per step (each also scores all of its children).
     pub batch_size: usize,
     /// Walks are 1..=max_scramble moves long, uniformly.
     pub max_scramble: usize,
+    /// Training steps (the run's length).
     pub steps: u64,
     /// Adam's learning rate, annealed linearly to `final_lr` over `steps`
     /// (so a run stopped early and resumed with more steps anneals differently).
     pub lr: f32,
+    /// The learning rate at the last step, > 0.
     pub final_lr: f32,
+    /// When the target network takes the online weights.
     pub target: TargetRule,
+    /// Seeds the network's initialisation and the random walks.
     pub seed: u64,
 }
 
 impl ValueIterationConfig {
+    /// An error naming the first field out of range.
     pub fn validate(&self) -> Result<()> {
         self.net.validate()?;
         let check = Check("ValueIterationConfig");
@@ -71,6 +82,7 @@ impl ValueIterationConfig {
 /// What one step measured.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ValueIterationStats {
+    /// Mean squared error of the batch before the update.
     pub loss: f32,
     /// Mean target `y` of the batch.
     pub mean_target: f32,
@@ -138,10 +150,12 @@ impl ValueIteration {
         })
     }
 
+    /// The run's settings.
     pub fn config(&self) -> &ValueIterationConfig {
         &self.config
     }
 
+    /// The network's layers.
     pub fn network(&self) -> &CostToGo {
         &self.net
     }
@@ -151,10 +165,12 @@ impl ValueIteration {
         &self.online
     }
 
+    /// Steps taken so far.
     pub fn steps(&self) -> u64 {
         self.steps
     }
 
+    /// Whether `config.steps` steps have been taken.
     pub fn is_done(&self) -> bool {
         self.steps >= self.config.steps
     }
