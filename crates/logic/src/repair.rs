@@ -93,10 +93,12 @@ impl RepairSet {
 pub struct RepairOutcome {
     /// Channel-0 cells wrong on the set before and after.
     pub errors_before: usize,
+    /// Channel-0 cells wrong on the set after the repair.
     pub errors_after: usize,
     /// Channel-0 cells wrong on the second set ([`Repair::then`]) before
     /// and after its search, if the circuit got the first set right.
     pub then_before: Option<usize>,
+    /// Channel-0 cells wrong on the second set after its search.
     pub then_after: Option<usize>,
     /// Gates whose op changed.
     pub changes: usize,

@@ -75,7 +75,9 @@ pub trait Run {
 /// checkpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cadence {
+    /// Steps between evaluations, > 0.
     pub eval_every: u64,
+    /// Steps between checkpoints, > 0.
     pub checkpoint_every: u64,
     /// Also evaluate after the last step (when the task does not run a
     /// final evaluation of its own).
@@ -85,8 +87,11 @@ pub struct Cadence {
 /// Where the driver's time went.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Timing {
+    /// Wall seconds in training steps.
     pub train_seconds: f64,
+    /// Wall seconds in evaluations.
     pub eval_seconds: f64,
+    /// Wall seconds writing checkpoints (and persisting the observer).
     pub checkpoint_seconds: f64,
 }
 

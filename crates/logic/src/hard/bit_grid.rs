@@ -97,18 +97,22 @@ impl BitGrid {
         }
     }
 
+    /// Rows of cells.
     pub fn height(&self) -> usize {
         self.height
     }
 
+    /// Columns of cells.
     pub fn width(&self) -> usize {
         self.width
     }
 
+    /// Bit planes: one per channel of a cell's state.
     pub fn channels(&self) -> usize {
         self.channels
     }
 
+    /// `u64` words per row of a plane: `width / 64` rounded up.
     pub fn words_per_row(&self) -> usize {
         self.words_per_row
     }
@@ -119,11 +123,13 @@ impl BitGrid {
         &self.bits[channel * n..(channel + 1) * n]
     }
 
+    /// The bit of `channel` at (`row`, `col`).
     pub fn get(&self, channel: usize, row: usize, col: usize) -> bool {
         let w = self.bits[(channel * self.height + row) * self.words_per_row + col / 64];
         (w >> (col % 64)) & 1 == 1
     }
 
+    /// Sets the bit of `channel` at (`row`, `col`).
     pub fn set(&mut self, channel: usize, row: usize, col: usize, value: bool) {
         let w = &mut self.bits[(channel * self.height + row) * self.words_per_row + col / 64];
         let bit = 1u64 << (col % 64);

@@ -9,9 +9,12 @@ use crate::gates::{self, op_bit};
 pub enum Output {
     /// A slot, negated or not.
     Slot {
+        /// The slot (a tap or an instruction's result).
         slot: u32,
+        /// Whether the output is the slot's complement.
         negated: bool,
     },
+    /// A constant: the channel is 0 (or 1) after every step.
     Const(bool),
     /// Not computed: channel 0 does not depend on this channel.
     Dead,
@@ -20,8 +23,11 @@ pub enum Output {
 /// One bitwise gate: `slot = op(slots[a], slots[b])`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Instr {
+    /// The op, an index into [`gates::OP_NAMES`] (0..16).
     pub op: u8,
+    /// The slot of the first input (always below this instruction's).
     pub a: u32,
+    /// The slot of the second input.
     pub b: u32,
 }
 
@@ -238,6 +244,7 @@ impl HardProgram {
         }
     }
 
+    /// Channels of the grids it steps.
     pub fn channels(&self) -> usize {
         self.channels
     }
@@ -247,10 +254,13 @@ impl HardProgram {
         &self.taps
     }
 
+    /// The gates, in the order they run; instruction i writes slot
+    /// `taps().len() + i`.
     pub fn instrs(&self) -> &[Instr] {
         &self.instrs
     }
 
+    /// Where each channel of the next state comes from.
     pub fn outputs(&self) -> &[Output] {
         &self.outputs
     }
