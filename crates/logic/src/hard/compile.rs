@@ -1,6 +1,7 @@
 //! The circuit compiler: a soft circuit with its argmax ops becomes a
 //! [`HardProgram`], exactly or pruned to what channel 0 depends on.
 
+use super::live::wake_tap_channels;
 use crate::ca::{Boundary, Circuit, TAPS};
 use crate::gates::{self, op_bit};
 
@@ -133,14 +134,7 @@ impl HardProgram {
                     self.live[b as usize] = true;
                 }
             }
-            let mut changed = false;
-            for t in 0..circuit.taps {
-                if self.live[t] && !self.live_channels[t / TAPS] {
-                    self.live_channels[t / TAPS] = true;
-                    changed = true;
-                }
-            }
-            if !changed {
+            if !wake_tap_channels(&self.live[..circuit.taps], &mut self.live_channels) {
                 break;
             }
         }
@@ -202,7 +196,7 @@ impl HardProgram {
                 if nb {
                     op = gates::negate_b(op);
                 }
-                match reads(op) {
+                match gates::reads(op) {
                     (false, false) => return Val::Const(op_bit(op, false, false)),
                     (true, false) => return unary(op_bit(op, false, false), op_bit(op, true, false), va),
                     (false, true) => return unary(op_bit(op, false, false), op_bit(op, false, true), vb),
@@ -275,54 +269,4 @@ impl HardProgram {
     pub fn gate_count(&self) -> usize {
         self.instrs.len()
     }
-}
-
-/// Gates on the paths channel 0 depends on that do real work: neither a
-/// pass-through (A, B) nor a constant, following each op's true inputs.
-pub fn active_gates(circuit: &Circuit, ops: &[u8]) -> usize {
-    let mut live = vec![false; circuit.rows];
-    let mut live_channels = vec![false; circuit.channels];
-    live_channels[0] = true;
-    loop {
-        live.fill(false);
-        for c in 0..circuit.channels {
-            live[circuit.outputs + c] = live_channels[c];
-        }
-        for stage in circuit.stages.iter().rev() {
-            for (i, g) in stage.gates.iter().enumerate() {
-                if live[stage.out_start + i] {
-                    let op = ops[g.param as usize];
-                    let (ra, rb) = reads(op);
-                    live[g.a as usize] |= ra;
-                    live[g.b as usize] |= rb;
-                }
-            }
-        }
-        let mut changed = false;
-        for t in 0..circuit.taps {
-            if live[t] && !live_channels[t / TAPS] {
-                live_channels[t / TAPS] = true;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
-    circuit
-        .stages
-        .iter()
-        .flat_map(|s| s.gates.iter().enumerate().map(move |(i, g)| (s.out_start + i, g)))
-        .filter(|&(row, g)| {
-            let op = ops[g.param as usize];
-            live[row] && reads(op) == (true, true)
-        })
-        .count()
-}
-
-/// Which inputs an op depends on.
-fn reads(op: u8) -> (bool, bool) {
-    let a = (0..4).any(|i| op_bit(op, i & 1 == 1, i & 2 == 2) != op_bit(op, i & 1 == 0, i & 2 == 2));
-    let b = (0..4).any(|i| op_bit(op, i & 1 == 1, i & 2 == 2) != op_bit(op, i & 1 == 1, i & 2 == 0));
-    (a, b)
 }

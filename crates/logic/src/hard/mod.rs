@@ -19,14 +19,18 @@
 //! One file per idea: [`BitGrid`] (`bit_grid`), the circuit compiler
 //! ([`HardProgram::new`], `compile`), the bit-parallel interpreter
 //! ([`HardProgram::step`], `interpret`) and the text form
-//! ([`HardProgram::to_text`], `text`).
+//! ([`HardProgram::to_text`], `text`), and which gates channel 0 depends
+//! on ([`active_gates`], `live`).
 
 mod bit_grid;
 mod compile;
 mod interpret;
+mod live;
 mod text;
 
 pub use bit_grid::BitGrid;
-pub use compile::{HardProgram, Instr, Output, Prune, active_gates};
+pub use compile::{HardProgram, Instr, Output, Prune};
 pub use interpret::HardScratch;
 pub(crate) use interpret::TILE;
+pub use live::active_gates;
+pub(crate) use live::mark_live;
