@@ -18,6 +18,8 @@
 //! assert_eq!((world.rank(), world.size()), (0, 1));
 //! ```
 
+#![warn(missing_docs)]
+
 mod collective;
 mod data_parallel;
 mod error;

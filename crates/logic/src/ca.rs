@@ -45,14 +45,20 @@ pub enum Boundary {
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LogicCaConfig {
+    /// Rows of the grid, at least 3 (default 16).
     pub height: usize,
+    /// Columns of the grid, at least 3 (default 16).
     pub width: usize,
+    /// Bits of state per cell; channel 0 is the one a task reads (default 8).
     pub channels: usize,
+    /// Perception kernels, each with its own logits shared by every
+    /// channel (default 16).
     pub kernels: usize,
     /// Gates per perception layer; the first must be 8 (the Moore wiring).
     pub perception: Vec<usize>,
     /// Gates per update layer; the last must equal `channels`.
     pub update: Vec<usize>,
+    /// What cells at the edge see beyond it (default zero).
     pub boundary: Boundary,
     /// Initial logit of the pass-through op A (all others start at 0).
     pub pass_logit: f32,
@@ -139,6 +145,7 @@ impl LogicCaConfig {
         self.channels + self.channels * self.kernels * per_kernel
     }
 
+    /// Cells of the grid: `height * width`.
     pub fn cells(&self) -> usize {
         self.height * self.width
     }
@@ -154,12 +161,16 @@ fn check_unique(layer: LayerName, inputs: usize, outputs: usize) -> Result<()> {
 /// Gates writing consecutive rows from `out_start`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stage {
+    /// The layer this stage runs.
     pub name: LayerName,
+    /// The first row it writes.
     pub out_start: usize,
+    /// Its gates, in row order (perception stages: every channel's copy).
     pub gates: Vec<Gate>,
 }
 
 impl Stage {
+    /// The rows it writes.
     pub fn out_rows(&self) -> std::ops::Range<usize> {
         self.out_start..self.out_start + self.gates.len()
     }
@@ -168,10 +179,13 @@ impl Stage {
 /// One cell's circuit as rows (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Circuit {
+    /// Bits of state per cell.
     pub channels: usize,
     /// Tap rows: `channels * 9`.
     pub taps: usize,
+    /// Rows in all: taps, then every stage's outputs.
     pub rows: usize,
+    /// The gate layers, in the order a forward pass runs them.
     pub stages: Vec<Stage>,
     /// First of the `channels` rows holding the next state.
     pub outputs: usize,
@@ -318,18 +332,22 @@ impl LogicCa {
         Ok(Self { config: config.clone(), circuit, params, layers, wirings, logit_offsets, neighbours })
     }
 
+    /// The architecture it was built from.
     pub fn config(&self) -> &LogicCaConfig {
         &self.config
     }
 
+    /// The circuit over rows that every cell runs.
     pub fn circuit(&self) -> &Circuit {
         &self.circuit
     }
 
+    /// The gate logits, one parameter per layer ([`layers`](Self::layers)).
     pub fn params(&self) -> &Params {
         &self.params
     }
 
+    /// The gate logits, to train or restore.
     pub fn params_mut(&mut self) -> &mut Params {
         &mut self.params
     }

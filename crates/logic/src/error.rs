@@ -7,27 +7,90 @@ pub enum LogicError {
         "layer {layer}: unique wiring of {outputs} gates cannot read all {inputs} inputs \
          (expected 2 * outputs >= inputs)"
     )]
-    UniqueWiring { layer: LayerName, inputs: usize, outputs: usize },
+    /// A layer whose "unique" wiring cannot give every input a reader.
+    UniqueWiring {
+        /// The layer.
+        layer: LayerName,
+        /// Values the layer reads.
+        inputs: usize,
+        /// Gates in the layer (each reads two inputs).
+        outputs: usize,
+    },
     #[error("layer {layer}: expected {expected}, found {found}")]
-    LayerWidth { layer: LayerName, expected: &'static str, found: usize },
+    /// A layer of the wrong number of gates.
+    LayerWidth {
+        /// The layer.
+        layer: LayerName,
+        /// The width it needs, in words.
+        expected: &'static str,
+        /// Its width, in gates.
+        found: usize,
+    },
     #[error("grid: expected at least 3x3 cells, found {height}x{width}")]
-    GridTooSmall { height: usize, width: usize },
+    /// A grid smaller than one 3x3 neighbourhood.
+    GridTooSmall {
+        /// Rows of the grid.
+        height: usize,
+        /// Columns of the grid.
+        width: usize,
+    },
     #[error("{config}.{field}: expected {expected}, found {found}")]
-    InvalidCount { config: &'static str, field: &'static str, expected: &'static str, found: usize },
+    /// A count or size in a config out of its range.
+    InvalidCount {
+        /// The config (or input) holding it: `LogicCaConfig`.
+        config: &'static str,
+        /// The field: `channels`.
+        field: &'static str,
+        /// The range it needs, in words.
+        expected: &'static str,
+        /// Its value.
+        found: usize,
+    },
     #[error("{config}.{field}: expected {expected}, found {found}")]
-    InvalidValue { config: &'static str, field: &'static str, expected: &'static str, found: f32 },
+    /// A real number in a config out of its range.
+    InvalidValue {
+        /// The config holding it: `LogicCaConfig`.
+        config: &'static str,
+        /// The field: `pass_logit`.
+        field: &'static str,
+        /// The range it needs, in words.
+        expected: &'static str,
+        /// Its value.
+        found: f32,
+    },
     #[error("{what}: expected {expected} values, found {found}")]
-    DataLength { what: &'static str, expected: usize, found: usize },
+    /// A buffer of the wrong length.
+    DataLength {
+        /// The buffer: `SoftRollout target`.
+        what: &'static str,
+        /// The length it needs, in values.
+        expected: usize,
+        /// Its length, in values.
+        found: usize,
+    },
     #[error("training step {step}: the soft loss is not finite ({loss})")]
-    NonFiniteLoss { step: usize, loss: f32 },
+    /// A training step whose soft loss came out NaN or infinite; the
+    /// parameters were not updated from it.
+    NonFiniteLoss {
+        /// The step (counting from 1).
+        step: usize,
+        /// The loss it computed.
+        loss: f32,
+    },
+    /// A config that cannot be read or does not fit its task (the message
+    /// names the key and what it needs).
     #[error("config: {0}")]
     Config(String),
+    /// A checkpoint that cannot be read or is of another run.
     #[error("checkpoint: {0}")]
     Checkpoint(String),
+    /// The trainer's worker threads could not be started.
     #[error("worker threads: {0}")]
     ThreadPool(String),
+    /// An optimiser config out of range.
     #[error(transparent)]
     Optim(#[from] minnow_optim::OptimError),
+    /// An error of the autodiff tape (a [`GateLayer`](crate::GateLayer) on it).
     #[error(transparent)]
     Autodiff(#[from] minnow_autodiff::Error),
 }
@@ -35,11 +98,14 @@ pub enum LogicError {
 /// A layer of a circuit, for error messages: `update.3`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LayerName {
+    /// The part of the circuit: `perception`, `update`.
     pub part: &'static str,
+    /// The layer's index within its part, from 0.
     pub index: usize,
 }
 
 impl LayerName {
+    /// Layer `index` of `part`.
     pub const fn new(part: &'static str, index: usize) -> Self {
         Self { part, index }
     }
@@ -51,4 +117,5 @@ impl std::fmt::Display for LayerName {
     }
 }
 
+/// A result whose error is a [`LogicError`].
 pub type Result<T, E = LogicError> = std::result::Result<T, E>;

@@ -96,6 +96,14 @@ pub fn op_bit(op: u8, a: bool, b: bool) -> bool {
     (op >> (3 - (2 * a as u8 + b as u8))) & 1 == 1
 }
 
+/// Which inputs an op depends on, `(a, b)`: false for an input no
+/// change of which changes the output (a pass-through, a constant).
+pub fn reads(op: u8) -> (bool, bool) {
+    let a = (0..4).any(|i| op_bit(op, i & 1 == 1, i & 2 == 2) != op_bit(op, i & 1 == 0, i & 2 == 2));
+    let b = (0..4).any(|i| op_bit(op, i & 1 == 1, i & 2 == 2) != op_bit(op, i & 1 == 1, i & 2 == 0));
+    (a, b)
+}
+
 /// The op on 64 pairs of bits at once.
 #[inline(always)]
 pub fn op_word(op: u8, a: u64, b: u64) -> u64 {
@@ -209,6 +217,22 @@ pub fn argmax(logits: &[f32]) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_op_reads_exactly_the_inputs_named_in_it() {
+        let reads_of = |name: &str| reads(OP_NAMES.iter().position(|n| *n == name).unwrap() as u8);
+        assert_eq!(reads_of("FALSE"), (false, false));
+        assert_eq!(reads_of("TRUE"), (false, false));
+        assert_eq!(reads_of("A"), (true, false));
+        assert_eq!(reads_of("NOT_B"), (false, true));
+        for op in 0..OPS as u8 {
+            let (a, b) = reads(op);
+            // Swapping the inputs swaps what is read.
+            assert_eq!(reads(swap_inputs(op)), (b, a), "{}", OP_NAMES[op as usize]);
+        }
+        let both = (0..OPS as u8).filter(|&op| reads(op) == (true, true)).count();
+        assert_eq!(both, 10, "16 ops less 2 constants and 4 that read one input");
+    }
 
     #[test]
     fn coefficients_match_the_relaxation_table() {

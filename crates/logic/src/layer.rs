@@ -20,8 +20,12 @@ pub const BLOCK: usize = 16;
 /// of parameter gate `param`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Gate {
+    /// Row of the first input.
     pub a: u32,
+    /// Row of the second input.
     pub b: u32,
+    /// The parameter gate whose logits this gate uses (shared logits:
+    /// perception gates of every channel use one).
     pub param: u32,
 }
 
@@ -311,14 +315,17 @@ impl GateLayer {
         Ok(Self { inputs, gates })
     }
 
+    /// Values the layer reads per lane.
     pub fn inputs(&self) -> usize {
         self.inputs
     }
 
+    /// Values the layer writes per lane: one per gate.
     pub fn outputs(&self) -> usize {
         self.gates.len()
     }
 
+    /// The gates, in output order.
     pub fn gates(&self) -> &[Gate] {
         &self.gates
     }

@@ -5,7 +5,7 @@
 //!   16 logits folds into 4 coefficients once per step.
 //! - [`layer`]: soft forward/backward kernels of a gate layer over lanes
 //!   (cells x batch), and [`GateLayer`], a gate layer as a custom op on the
-//!   autodiff tape; [`reference`] holds the naive 16-term twins.
+//!   autodiff tape; [`reference`](mod@reference) holds the naive 16-term twins.
 //! - [`wiring`]: "unique", "random" and Moore (first perception layer)
 //!   wiring, seeded.
 //! - [`ca`]: the logic CA (per-channel perception kernels with shared
@@ -41,6 +41,30 @@
 //!   target-feature copies are fenced in one module (`simd`), the rest of
 //!   the crate denies `unsafe`.
 //!
+//! A trained circuit run bit-parallel: the shipped checkerboard circuit
+//! (28 gates reading a cell's 3x3 neighbourhood, 8 channels) grows the
+//! checkerboard of 2x2 squares in channel 0 from random grids.
+//!
+//! ```
+//! use minnow_logic::{BitGrid, HardScratch, checkerboard, trained};
+//! use rand::{Rng, SeedableRng};
+//!
+//! let program = trained::checkerboard();
+//! let (height, width) = (16, 16);
+//! let mut grid = BitGrid::new(height, width, program.channels());
+//! let mut rng = rand_pcg::Pcg64::seed_from_u64(1);
+//! grid.fill_random(|| rng.random());
+//! let (mut next, mut scratch) = (grid.clone(), HardScratch::default());
+//! for _ in 0..20 {
+//!     program.step(&grid, &mut next, &mut scratch); // 64 cells per u64 op
+//!     std::mem::swap(&mut grid, &mut next);
+//! }
+//! assert_eq!(grid.count_equal(0, &checkerboard(height, width)), height * width);
+//! ```
+//!
+//! Training one (minutes on two cores; `examples/checkerboard.rs` is the
+//! same with a report per step and the circuit written out):
+//!
 //! ```no_run
 //! use minnow_logic::{CheckerboardConfig, train_checkerboard};
 //! let trained = train_checkerboard(&CheckerboardConfig::default(), |reports| {
@@ -54,6 +78,7 @@
 //! ```
 
 #![deny(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod ca;
 pub mod checkpoint;

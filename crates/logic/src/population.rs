@@ -77,6 +77,7 @@ pub struct Kept {
     pub seed: u64,
     /// The training step (0-based) whose circuit this is.
     pub step: usize,
+    /// Its [`selection_score`], in [0, 1].
     pub score: f64,
     /// The hard op of every parameter gate.
     pub ops: Vec<u8>,
@@ -133,10 +134,12 @@ impl Population {
         CheckerboardConfig { seed: member_seed(config.seed, member), ..config.clone() }
     }
 
+    /// The run's config (members differ from it only in their seeds).
     pub fn config(&self) -> &CheckerboardConfig {
         &self.config
     }
 
+    /// The members now training, one per slot.
     pub fn members(&self) -> &[CheckerboardTrainer] {
         &self.members
     }
@@ -146,10 +149,14 @@ impl Population {
         self.members.first().map_or(0, CheckerboardTrainer::steps_done)
     }
 
+    /// The best circuit kept so far; `None` until some batch came out
+    /// 100% right.
     pub fn kept(&self) -> Option<&Kept> {
         self.kept.as_ref()
     }
 
+    /// The first step (0-based) at which some member's batch came out
+    /// 100% right.
     pub fn first_perfect(&self) -> Option<usize> {
         self.first_perfect
     }

@@ -17,9 +17,9 @@
 //! the first set stays right and the second gets strictly fewer cells
 //! wrong.
 
-use crate::ca::{Boundary, Circuit, LogicCa, TAPS};
-use crate::gates::{OPS, argmax, op_bit};
-use crate::hard::{BitGrid, HardProgram, HardScratch, Prune, TILE};
+use crate::ca::{Boundary, Circuit, LogicCa};
+use crate::gates::{OPS, argmax};
+use crate::hard::{BitGrid, HardProgram, HardScratch, Prune, TILE, mark_live};
 
 /// The grids a repair scores circuits on: start states, the channel-0
 /// target of each, and, for asynchronous updates, each grid's fire mask
@@ -93,10 +93,12 @@ impl RepairSet {
 pub struct RepairOutcome {
     /// Channel-0 cells wrong on the set before and after.
     pub errors_before: usize,
+    /// Channel-0 cells wrong on the set after the repair.
     pub errors_after: usize,
     /// Channel-0 cells wrong on the second set ([`Repair::then`]) before
     /// and after its search, if the circuit got the first set right.
     pub then_before: Option<usize>,
+    /// Channel-0 cells wrong on the second set after its search.
     pub then_after: Option<usize>,
     /// Gates whose op changed.
     pub changes: usize,
@@ -403,38 +405,7 @@ impl Repair {
     /// under the current ops: a gate reads only the inputs its op depends
     /// on; a perception gate counts if any channel's copy is read.
     fn mark_live(&mut self, circuit: &Circuit) {
-        self.live_channels.fill(false);
-        self.live_channels[0] = true;
-        loop {
-            self.live_rows.fill(false);
-            for c in 0..circuit.channels {
-                self.live_rows[circuit.outputs + c] = self.live_channels[c];
-            }
-            for stage in circuit.stages.iter().rev() {
-                for (j, g) in stage.gates.iter().enumerate().rev() {
-                    if !self.live_rows[stage.out_start + j] {
-                        continue;
-                    }
-                    let op = self.ops[g.param as usize];
-                    let reads_a = op_bit(op, false, false) != op_bit(op, true, false)
-                        || op_bit(op, false, true) != op_bit(op, true, true);
-                    let reads_b = op_bit(op, false, false) != op_bit(op, false, true)
-                        || op_bit(op, true, false) != op_bit(op, true, true);
-                    self.live_rows[g.a as usize] |= reads_a;
-                    self.live_rows[g.b as usize] |= reads_b;
-                }
-            }
-            let mut changed = false;
-            for t in 0..circuit.taps {
-                if self.live_rows[t] && !self.live_channels[t / TAPS] {
-                    self.live_channels[t / TAPS] = true;
-                    changed = true;
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
+        mark_live(circuit, &self.ops, &mut self.live_rows, &mut self.live_channels);
         self.live_params.fill(false);
         for stage in &circuit.stages {
             for (j, g) in stage.gates.iter().enumerate() {

@@ -14,18 +14,23 @@ use rand::{Rng, SeedableRng};
 /// steps; fire rate 0.6.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RobustnessConfig {
+    /// Side of the square grids checked, in cells (default 64).
     pub side: usize,
+    /// CA steps of the large and damaged checks (default 80).
     pub steps: usize,
     /// Side of the zeroed centre square.
     pub damage_side: usize,
     /// Steps after which the square is zeroed again (the first ones).
     pub damage_steps: usize,
+    /// Probability in [0, 1] that a cell updates at a step of the
+    /// asynchronous check (default 0.6).
     pub fire_rate: f32,
     /// Steps of the asynchronous check (each cell fires about
     /// `fire_rate * async_steps` times).
     pub async_steps: usize,
     /// Random grids per check.
     pub trials: usize,
+    /// Seed of the random grids (the checks use it, +1 and +2).
     pub seed: u64,
 }
 
@@ -84,17 +89,21 @@ pub fn checkerboard_robustness(program: &HardProgram, config: &RobustnessConfig)
 /// What happens to a grid during a rollout besides the rule.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Disturbance {
+    /// The rule alone, every cell every step.
     None,
     /// A `side x side` square at the centre (rows and columns `n/2 -
     /// side/2 .. n/2 + side/2`) is zeroed in every channel after each of
     /// the first `steps` steps.
     Damage {
+        /// Side of the zeroed square, in cells.
         side: usize,
+        /// Steps after which it is zeroed (the first ones).
         steps: usize,
     },
     /// Each cell takes its new state with probability `fire_rate` per
     /// step and keeps its old one otherwise.
     Async {
+        /// Probability in [0, 1] that a cell updates at a step.
         fire_rate: f32,
     },
 }

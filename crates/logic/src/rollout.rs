@@ -67,18 +67,25 @@ impl Shared<'_> {
 #[derive(Debug)]
 pub(crate) struct Worker {
     arena: Arena,
-    acts: AlignedBuf,
-    grads: AlignedBuf,
+    tile: TileBuffers,
     pub sums: Vec<[f32; 4]>,
-    /// `[params, 4, 4]`: four partial sums of each, reduced into `sums` at
-    /// the end of a run.
-    lane_sums: Vec<f32>,
-    /// Per row of `grads`: whether this tile's backward pass wrote it yet.
-    written: Vec<bool>,
     pub loss: f64,
     /// Channel-0 cells the hard circuit got right, over this worker's grids.
     pub hard_correct: usize,
     hard: Option<HardBuffers>,
+}
+
+/// One tile's activations and gradients, and the gradient sums the
+/// tiles' backward passes accumulate.
+#[derive(Debug)]
+struct TileBuffers {
+    acts: AlignedBuf,
+    grads: AlignedBuf,
+    /// `[params, 4, 4]`: four partial sums of each, reduced into
+    /// `Worker::sums` at the end of a run.
+    lane_sums: Vec<f32>,
+    /// Per row of `grads`: whether this tile's backward pass wrote it yet.
+    written: Vec<bool>,
 }
 
 impl Worker {
@@ -89,11 +96,13 @@ impl Worker {
         );
         Self {
             arena: Arena::new(),
-            acts: AlignedBuf::zeros(circuit.rows * lanes),
-            grads: AlignedBuf::zeros(circuit.rows * lanes),
+            tile: TileBuffers {
+                acts: AlignedBuf::zeros(circuit.rows * lanes),
+                grads: AlignedBuf::zeros(circuit.rows * lanes),
+                lane_sums: vec![0.0; circuit.params * 16],
+                written: vec![false; circuit.rows],
+            },
             sums: vec![[0.0; 4]; circuit.params],
-            lane_sums: vec![0.0; circuit.params * 16],
-            written: vec![false; circuit.rows],
             loss: 0.0,
             hard_correct: 0,
             hard: None,
@@ -112,9 +121,8 @@ impl Worker {
     /// cell that did not fire goes straight to its previous state.
     pub fn run(&mut self, sh: &Shared<'_>, s0: &[f32], target: &[f32], fire: &[f32]) {
         let circuit = sh.circuit;
-        let (channels, cells, lanes, steps) = (circuit.channels, sh.cells(), sh.lanes, sh.steps);
-        let (tiles, stride) = (sh.tiles(), sh.stride());
-        let plane = channels * stride;
+        let (channels, cells, steps) = (circuit.channels, sh.cells(), sh.steps);
+        let plane = channels * sh.stride();
         let grids = s0.len() / (channels * cells);
         assert!(
             s0.len() == grids * channels * cells
@@ -127,110 +135,152 @@ impl Worker {
             fire.len()
         );
         self.sums.fill([0.0; 4]);
-        self.lane_sums.fill(0.0);
+        self.tile.lane_sums.fill(0.0);
         self.loss = 0.0;
         self.hard_correct = 0;
-        let tile_len = circuit.rows * lanes;
         self.arena.reset();
         let states = self.arena.alloc_dirty((steps + 1) * plane);
         let stored = match sh.rollout {
-            Rollout::Store => self.arena.alloc_dirty(steps * tiles * tile_len),
+            Rollout::Store => self.arena.alloc_dirty(steps * sh.tiles() * circuit.rows * sh.lanes),
             Rollout::Recompute => &mut [][..],
         };
-        let mut dstate = self.arena.alloc_dirty(plane);
-        let mut dprev = self.arena.alloc_dirty(plane);
+        let dstate = self.arena.alloc_dirty(plane);
+        let dprev = self.arena.alloc_dirty(plane);
 
         for g in 0..grids {
             let target = if target.len() == cells { target } else { &target[g * cells..][..cells] };
             let fire = if fire.is_empty() { fire } else { &fire[g * steps * cells..][..steps * cells] };
-            // s_0, padded.
-            for c in 0..channels {
-                let src = &s0[(g * channels + c) * cells..][..cells];
-                let dst = &mut states[c * stride..][..stride];
-                dst[..cells].copy_from_slice(src);
-                dst[cells..].fill(0.0);
-            }
-            // Forward through time.
-            for t in 0..steps {
-                let (past, future) = states.split_at_mut((t + 1) * plane);
-                let state = &past[t * plane..];
-                let next = &mut future[..plane];
-                for tile in 0..tiles {
-                    let acts = match sh.rollout {
-                        Rollout::Store => &mut stored[(t * tiles + tile) * tile_len..][..tile_len],
-                        Rollout::Recompute => &mut self.acts[..],
-                    };
-                    tile_forward(sh, acts, state, stride, tile);
-                    for c in 0..channels {
-                        let out = &acts[(circuit.outputs + c) * lanes..][..lanes];
-                        next[c * stride + tile * lanes..][..lanes].copy_from_slice(out);
-                    }
-                }
-                if !fire.is_empty() {
-                    let fire = &fire[t * cells..][..cells];
-                    for c in 0..channels {
-                        let (old, new) = (&state[c * stride..][..cells], &mut next[c * stride..][..cells]);
-                        for ((n, &o), &f) in new.iter_mut().zip(old).zip(fire) {
-                            if f < 0.5 {
-                                *n = o;
-                            }
-                        }
-                    }
-                }
-            }
-            // Loss on channel 0 of the last state, and its gradient.
-            let last = &states[steps * plane..];
-            dstate.fill(0.0);
-            for ((d, &s), &y) in dstate[..cells].iter_mut().zip(&last[..cells]).zip(target) {
-                let e = s - y;
-                self.loss += (e as f64) * (e as f64);
-                *d = 2.0 * e;
-            }
-            // Backward through time.
-            for t in (0..steps).rev() {
-                let state = &states[t * plane..][..plane];
-                dprev.fill(0.0);
-                if !fire.is_empty() {
-                    // Cells that did not fire pass their gradient to s_t
-                    // and none to the circuit.
-                    let fire = &fire[t * cells..][..cells];
-                    for c in 0..channels {
-                        let (d, p) = (&mut dstate[c * stride..][..cells], &mut dprev[c * stride..][..cells]);
-                        for ((d, p), &f) in d.iter_mut().zip(p.iter_mut()).zip(fire) {
-                            if f < 0.5 {
-                                *p = *d;
-                                *d = 0.0;
-                            }
-                        }
-                    }
-                }
-                for tile in 0..tiles {
-                    let acts: &[f32] = match sh.rollout {
-                        Rollout::Store => &stored[(t * tiles + tile) * tile_len..][..tile_len],
-                        Rollout::Recompute => {
-                            tile_forward(sh, &mut self.acts, state, stride, tile);
-                            &self.acts
-                        }
-                    };
-                    let written = &mut self.written;
-                    tile_backward(sh, written, acts, &mut self.grads, &mut self.lane_sums, dstate, stride, tile);
-                    if t > 0 {
-                        let first = tile * lanes;
-                        let count = lanes.min(cells - first);
-                        scatter_taps(dprev, stride, &self.grads, &self.written, lanes, sh.neighbours, first, count);
-                    }
-                }
-                std::mem::swap(&mut dstate, &mut dprev);
-            }
+            let grid = &s0[g * channels * cells..][..channels * cells];
+            load_state(sh, &mut states[..plane], grid);
+            self.tile.forward_through_time(sh, states, stored, fire);
+            add_loss(sh, &mut self.loss, dstate, &states[steps * plane..], target);
+            self.tile.backward_through_time(sh, states, stored, &mut dstate[..], &mut dprev[..], fire);
             if let Some(program) = sh.hard {
-                let grid = &s0[g * channels * cells..][..channels * cells];
                 self.hard_correct += hard_rollout(&mut self.hard, sh, program, grid, target, fire);
             }
         }
-        for (s, l) in self.sums.iter_mut().zip(self.lane_sums.chunks_exact(16)) {
+        for (s, l) in self.sums.iter_mut().zip(self.tile.lane_sums.chunks_exact(16)) {
             for k in 0..4 {
                 s[k] += (l[k * 4] + l[k * 4 + 2]) + (l[k * 4 + 1] + l[k * 4 + 3]);
             }
+        }
+    }
+}
+
+/// s_0 of one grid (`[channels, cells]`) into `state`, padded to whole tiles.
+fn load_state(sh: &Shared<'_>, state: &mut [f32], grid: &[f32]) {
+    let (cells, stride) = (sh.cells(), sh.stride());
+    for c in 0..sh.circuit.channels {
+        let dst = &mut state[c * stride..][..stride];
+        dst[..cells].copy_from_slice(&grid[c * cells..][..cells]);
+        dst[cells..].fill(0.0);
+    }
+}
+
+/// Adds Σ (s[0] - target)² of the last state `last` into `loss` and
+/// seeds `dstate` with its gradient, 2 (s[0] - target) on channel 0.
+fn add_loss(sh: &Shared<'_>, loss: &mut f64, dstate: &mut [f32], last: &[f32], target: &[f32]) {
+    let cells = sh.cells();
+    dstate.fill(0.0);
+    for ((d, &s), &y) in dstate[..cells].iter_mut().zip(&last[..cells]).zip(target) {
+        let e = s - y;
+        *loss += (e as f64) * (e as f64);
+        *d = 2.0 * e;
+    }
+}
+
+impl TileBuffers {
+    /// The activations of `tile` at step `t`: kept in `stored`, or this
+    /// tile's buffer.
+    fn acts_mut<'a>(&'a mut self, sh: &Shared<'_>, stored: &'a mut [f32], t: usize, tile: usize) -> &'a mut [f32] {
+        let tile_len = sh.circuit.rows * sh.lanes;
+        match sh.rollout {
+            Rollout::Store => &mut stored[(t * sh.tiles() + tile) * tile_len..][..tile_len],
+            Rollout::Recompute => &mut self.acts[..],
+        }
+    }
+
+    /// Forward through time: `states` (`[steps + 1, channels, stride]`)
+    /// from its first step, cells that did not fire keeping their state.
+    fn forward_through_time(&mut self, sh: &Shared<'_>, states: &mut [f32], stored: &mut [f32], fire: &[f32]) {
+        let circuit = sh.circuit;
+        let (channels, cells, lanes, stride) = (circuit.channels, sh.cells(), sh.lanes, sh.stride());
+        let plane = channels * stride;
+        for t in 0..sh.steps {
+            let (past, future) = states.split_at_mut((t + 1) * plane);
+            let state = &past[t * plane..];
+            let next = &mut future[..plane];
+            for tile in 0..sh.tiles() {
+                let acts = self.acts_mut(sh, stored, t, tile);
+                tile_forward(sh, acts, state, stride, tile);
+                for c in 0..channels {
+                    let out = &acts[(circuit.outputs + c) * lanes..][..lanes];
+                    next[c * stride + tile * lanes..][..lanes].copy_from_slice(out);
+                }
+            }
+            if !fire.is_empty() {
+                let fire = &fire[t * cells..][..cells];
+                for c in 0..channels {
+                    let (old, new) = (&state[c * stride..][..cells], &mut next[c * stride..][..cells]);
+                    for ((n, &o), &f) in new.iter_mut().zip(old).zip(fire) {
+                        if f < 0.5 {
+                            *n = o;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Backward through time from dL/ds_N in `dstate`, accumulating the
+    /// gate gradient sums into `lane_sums`; `dprev` is scratch of the
+    /// same size.
+    fn backward_through_time<'d>(
+        &mut self,
+        sh: &Shared<'_>,
+        states: &[f32],
+        stored: &[f32],
+        mut dstate: &'d mut [f32],
+        mut dprev: &'d mut [f32],
+        fire: &[f32],
+    ) {
+        let (channels, cells, lanes, stride) = (sh.circuit.channels, sh.cells(), sh.lanes, sh.stride());
+        let plane = channels * stride;
+        let tile_len = sh.circuit.rows * lanes;
+        for t in (0..sh.steps).rev() {
+            let state = &states[t * plane..][..plane];
+            dprev.fill(0.0);
+            if !fire.is_empty() {
+                // Cells that did not fire pass their gradient to s_t
+                // and none to the circuit.
+                let fire = &fire[t * cells..][..cells];
+                for c in 0..channels {
+                    let (d, p) = (&mut dstate[c * stride..][..cells], &mut dprev[c * stride..][..cells]);
+                    for ((d, p), &f) in d.iter_mut().zip(p.iter_mut()).zip(fire) {
+                        if f < 0.5 {
+                            *p = *d;
+                            *d = 0.0;
+                        }
+                    }
+                }
+            }
+            for tile in 0..sh.tiles() {
+                let acts: &[f32] = match sh.rollout {
+                    Rollout::Store => &stored[(t * sh.tiles() + tile) * tile_len..][..tile_len],
+                    Rollout::Recompute => {
+                        tile_forward(sh, &mut self.acts, state, stride, tile);
+                        &self.acts
+                    }
+                };
+                let written = &mut self.written;
+                tile_backward(sh, written, acts, &mut self.grads, &mut self.lane_sums, dstate, stride, tile);
+                if t > 0 {
+                    let first = tile * lanes;
+                    let count = lanes.min(cells - first);
+                    scatter_taps(dprev, stride, &self.grads, &self.written, lanes, sh.neighbours, first, count);
+                }
+            }
+            std::mem::swap(&mut dstate, &mut dprev);
         }
     }
 }

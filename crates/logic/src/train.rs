@@ -43,13 +43,19 @@ pub enum Variant {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CheckerboardConfig {
+    /// The task (default the checkerboard).
     pub variant: Variant,
+    /// The CA's architecture (default [`LogicCaConfig`]'s with the
+    /// pass-through logit at 8).
     pub ca: LogicCaConfig,
     /// CA steps per rollout (the loss is on the last state).
     pub ca_steps: usize,
     /// Random grids per training step.
     pub batch: usize,
+    /// Training steps of the run (default 500).
     pub train_steps: usize,
+    /// AdamW on the gate logits (default lr 0.1, betas (0.9, 0.99), eps
+    /// 1e-8, weight decay 0.01).
     #[serde(with = "AdamWConfigDef")]
     pub optimizer: AdamWConfig,
     /// Gradients are clamped element-wise to [-clip, clip].
@@ -70,14 +76,14 @@ pub struct CheckerboardConfig {
     pub hard_mix: f32,
     /// Members trained side by side, each with its own wiring, initial
     /// state of the data and noise (member 0 is `seed` itself): the run
-    /// keeps the best circuit any of them finds ([`Population`](crate::Population)).
+    /// keeps the best circuit any of them finds ([`Population`]).
     pub population: usize,
     /// The run stops once its kept circuit scores at least this on the
     /// held-out check ([`selection_score`](crate::selection_score)); above 1 it never stops early.
     pub stop_score: f64,
     /// Every member whose circuit has not ended the run after this many
     /// training steps starts afresh with the next member seed
-    /// ([`Population`](crate::Population)); 0 never restarts. A member
+    /// ([`Population`]); 0 never restarts. A member
     /// stuck on a plateau, or on a circuit that fails the held-out check,
     /// rarely leaves it, while a fresh one often finds a clean circuit
     /// within 200 steps.
@@ -93,6 +99,8 @@ pub struct CheckerboardConfig {
     pub threads: usize,
     /// Cells per tile (a multiple of 16).
     pub lanes: usize,
+    /// How the backward pass gets each step's activations (default
+    /// recompute: less memory, one extra forward pass).
     pub rollout: Rollout,
     /// Training steps between checkpoints (a run also saves at its end).
     pub checkpoint_every: usize,
@@ -567,6 +575,8 @@ pub struct CheckerboardTrainer {
 }
 
 impl CheckerboardTrainer {
+    /// A trainer at step 0: the CA built from `config.seed`, its worker
+    /// threads started. The config is validated first.
     pub fn new(config: &CheckerboardConfig) -> Result<Self> {
         config.validate()?;
         let ca = LogicCa::new(&config.ca, config.seed)?;
@@ -656,14 +666,17 @@ impl CheckerboardTrainer {
         self.repair.as_ref().map_or(&[], Repair::ops)
     }
 
+    /// The config it trains.
     pub fn config(&self) -> &CheckerboardConfig {
         &self.config
     }
 
+    /// The CA as trained so far.
     pub fn model(&self) -> &LogicCa {
         &self.ca
     }
 
+    /// The CA as trained so far, ending the trainer (and its threads).
     pub fn into_model(self) -> LogicCa {
         self.ca
     }
@@ -792,6 +805,8 @@ pub struct Trained {
     pub model: LogicCa,
     /// The kept circuit's hard ops, or member 0's final ones.
     pub ops: Vec<u8>,
+    /// The circuit kept by the selection policy; `None` if no batch came
+    /// out 100% right.
     pub kept: Option<Kept>,
     /// The first step at which some member's batch came out 100% right.
     pub first_perfect: Option<usize>,

@@ -8,15 +8,19 @@ use rand::seq::SliceRandom;
 /// Inputs `a[i]` and `b[i]` of gate i of one layer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Wiring {
+    /// First input of each gate, an index into the layer's inputs.
     pub a: Vec<u32>,
+    /// Second input of each gate.
     pub b: Vec<u32>,
 }
 
 impl Wiring {
+    /// Gates in the layer.
     pub fn len(&self) -> usize {
         self.a.len()
     }
 
+    /// Whether the layer has no gates.
     pub fn is_empty(&self) -> bool {
         self.a.is_empty()
     }

@@ -1,56 +1,132 @@
 /// What can go wrong in a training run.
 #[derive(Debug, thiserror::Error)]
 pub enum TrainError {
+    /// An error of the network crate (a dataset, a checkpoint file).
     #[error(transparent)]
     Nn(#[from] minnow_nn::NnError),
+    /// An error of the autodiff tape.
     #[error(transparent)]
     Autodiff(#[from] minnow_autodiff::Error),
+    /// An optimiser or schedule config out of range.
     #[error(transparent)]
     Optim(#[from] minnow_optim::OptimError),
+    /// An error of the process group (a distributed run).
     #[error(transparent)]
     Dist(#[from] minnow_dist::DistError),
     #[error("invalid config: {field}: expected {expected}, found {found}")]
-    Config { field: &'static str, expected: &'static str, found: String },
+    /// A config value out of range.
+    Config {
+        /// The key: `batch`.
+        field: &'static str,
+        /// The range it needs, in words.
+        expected: &'static str,
+        /// Its value, as text.
+        found: String,
+    },
+    /// A file that could not be read or written.
     #[error("{}", path.display())]
-    Io { path: std::path::PathBuf, source: std::io::Error },
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
     #[error("cannot resume: the checkpoint was trained with {saved}, this run is {current}")]
-    ConfigMismatch { saved: String, current: String },
+    /// A resume under a config whose identity differs from the
+    /// checkpoint's.
+    ConfigMismatch {
+        /// The checkpoint's config identity (or the part that differs).
+        saved: String,
+        /// This run's (or the part that differs).
+        current: String,
+    },
     #[error("run checkpoint: metadata '{key}' is not a number")]
-    BadCounter { key: String },
+    /// A checkpoint counter that does not parse as a number.
+    BadCounter {
+        /// The metadata key.
+        key: String,
+    },
     #[error(
         "{}: expected a run checkpoint of format '{}', found {found}",
         path.display(),
         crate::checkpoint::FORMAT
     )]
-    CheckpointFormat { path: std::path::PathBuf, found: String },
+    /// A file that is not a run checkpoint of this format (an older
+    /// layout, say).
+    CheckpointFormat {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The format tag it carries, or a note that it has none.
+        found: String,
+    },
     #[error("the checkpoint is of task '{saved}', expected '{current}'")]
-    WrongTask { saved: String, current: String },
+    /// A checkpoint of another task.
+    WrongTask {
+        /// The checkpoint's task.
+        saved: String,
+        /// This run's task.
+        current: String,
+    },
     #[error("run checkpoint: metadata '{key}' is unreadable: {detail}")]
-    BadState { key: String, detail: String },
+    /// A checkpoint entry that does not decode or disagrees with the rest.
+    BadState {
+        /// The metadata key.
+        key: String,
+        /// What is wrong with it.
+        detail: String,
+    },
     #[error("{}: record {record} of the event file is corrupt: {detail}", path.display())]
-    CorruptEvents { path: std::path::PathBuf, record: usize, detail: String },
+    /// A TensorBoard event file whose record fails its checksum or framing.
+    CorruptEvents {
+        /// The event file.
+        path: std::path::PathBuf,
+        /// The record's index, from 0.
+        record: usize,
+        /// What is wrong with it.
+        detail: String,
+    },
     /// A training step's loss came out NaN or infinite (a learning rate
     /// too large, say): nothing was updated from it.
     #[error("training step {step}: the loss is not finite ({value}); lower the learning rate")]
-    NonFiniteLoss { step: u64, value: f32 },
+    NonFiniteLoss {
+        /// The step (counting from 1).
+        step: u64,
+        /// The loss it computed.
+        value: f32,
+    },
     /// The run's state went non-finite: no checkpoint is written over the
     /// last good one. (`first_bad` names the tensor in the message; it is
     /// not the error's `source`, which a front end would print again.)
     #[error(
         "step {step}: the run's state is not finite, so no checkpoint was written over the last good one: {first_bad}"
     )]
-    NonFinite { step: u64, first_bad: minnow_nn::NnError },
+    NonFinite {
+        /// The step the checkpoint was for.
+        step: u64,
+        /// The first tensor found non-finite.
+        first_bad: minnow_nn::NnError,
+    },
     /// A config whose buffers would not fit in memory, refused before
     /// anything is allocated.
     #[error(
         "{what} needs about {needed} of memory, more than the {available} this machine has available \
          (MemAvailable in /proc/meminfo); choose smaller sizes"
     )]
-    OutOfMemory { what: String, needed: String, available: String },
+    OutOfMemory {
+        /// What was to be allocated.
+        what: String,
+        /// The estimate, human-readable (`3.2 GiB`).
+        needed: String,
+        /// The memory available, human-readable.
+        available: String,
+    },
     /// A stop was requested (Ctrl-C, SIGTERM): the run saved its checkpoint
     /// at `step` and stopped.
     #[error("stopped at step {step} as asked; the checkpoint is saved (continue with --resume)")]
-    Stopped { step: u64 },
+    Stopped {
+        /// The last step taken (and saved).
+        step: u64,
+    },
     /// An error of the task being trained (an environment, a learner).
     #[error(transparent)]
     Task(Box<dyn std::error::Error + Send + Sync>),
@@ -68,4 +144,5 @@ impl TrainError {
     }
 }
 
+/// A result whose error is a [`TrainError`].
 pub type Result<T, E = TrainError> = std::result::Result<T, E>;

@@ -6,15 +6,33 @@ use std::path::Path;
 #[derive(Debug, Clone, Copy)]
 pub enum Event<'a> {
     /// A training step finished.
-    Step { step: u64, total: u64, metrics: &'a [(&'static str, f64)] },
+    Step {
+        /// Steps done, this one included.
+        step: u64,
+        /// The step at which the run is complete.
+        total: u64,
+        /// The step's named values (`loss`).
+        metrics: &'a [(&'static str, f64)],
+    },
     /// An evaluation finished.
-    Eval { step: u64, metrics: &'a [(&'static str, f64)] },
+    Eval {
+        /// Steps done when it ran.
+        step: u64,
+        /// Its named values, the headline metric first.
+        metrics: &'a [(&'static str, f64)],
+    },
     /// A checkpoint was written.
-    Checkpoint { step: u64, path: &'a Path },
+    Checkpoint {
+        /// The step it saves.
+        step: u64,
+        /// Where it was written.
+        path: &'a Path,
+    },
 }
 
 /// Receives a run's events (progress bars, metrics files, tests).
 pub trait Observer {
+    /// Called for each event, in the order they happen.
     fn observe(&mut self, event: Event<'_>);
 
     /// Makes everything observed so far durable (files written and

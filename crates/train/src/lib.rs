@@ -3,6 +3,27 @@
 //! resume), one run-checkpoint layout ([`RunCheckpoint`]), and the metrics
 //! sinks a front end listens to (JSON lines, TensorBoard event files). The
 //! supervised digits classifiers live here too.
+//!
+//! A config is JSON laid over the task's defaults; a key the config does
+//! not have is refused by name, so a typo cannot fall back to a default:
+//!
+//! ```
+//! use minnow_train::supervised::DigitsConfig;
+//!
+//! let config: DigitsConfig = serde_json::from_str(r#"{"hidden": 64, "steps": 500}"#).unwrap();
+//! assert_eq!((config.hidden, config.steps), (64, 500));
+//! assert_eq!(config.batch, DigitsConfig::default().batch); // the rest: defaults
+//! config.validate()?;
+//!
+//! let typo = serde_json::from_str::<DigitsConfig>(r#"{"hiden": 64}"#).unwrap_err();
+//! assert!(typo.to_string().starts_with("unknown field `hiden`"), "{typo}");
+//!
+//! let zero = DigitsConfig { batch: 0, ..DigitsConfig::default() };
+//! assert!(zero.validate().unwrap_err().to_string().contains("batch"));
+//! # Ok::<(), minnow_train::TrainError>(())
+//! ```
+
+#![warn(missing_docs)]
 
 pub mod checkpoint;
 mod error;

@@ -32,6 +32,7 @@ pub fn stop_requested() -> bool {
 pub struct Driving;
 
 impl Driving {
+    /// Counts a driver as running until the value drops.
     pub fn start() -> Self {
         DRIVING.fetch_add(1, Ordering::SeqCst);
         Self

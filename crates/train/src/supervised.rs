@@ -33,6 +33,7 @@ pub enum Model {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LrSchedule {
+    /// `lr` throughout.
     Constant,
     /// Cosine decay from `lr` to 0 over `steps`.
     Cosine,
@@ -43,14 +44,17 @@ pub enum LrSchedule {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DigitsConfig {
+    /// The network (default the MLP).
     pub model: Model,
     /// Hidden width of the MLP.
     pub hidden: usize,
+    /// Images per training batch, 1..=1437 (default 32).
     pub batch: usize,
     /// Training steps (batches).
     pub steps: u64,
     /// Adam learning rate.
     pub lr: f32,
+    /// How `lr` moves over the run (default constant).
     pub schedule: LrSchedule,
     /// Adam weight decay (L2, PyTorch's coupled form).
     pub weight_decay: f32,
@@ -58,6 +62,7 @@ pub struct DigitsConfig {
     pub eval_every: u64,
     /// Steps between checkpoints.
     pub checkpoint_every: u64,
+    /// Seeds the initial weights and the batch order.
     pub seed: u64,
 }
 
@@ -105,6 +110,7 @@ impl DigitsConfig {
         }
     }
 
+    /// An error naming the first field out of its range.
     pub fn validate(&self) -> Result<()> {
         let bad = |field, expected, found| Err(TrainError::Config { field, expected, found });
         if self.hidden == 0 {
@@ -173,9 +179,13 @@ impl Network {
 /// Accuracies at the end of a run.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Summary {
+    /// Training steps taken.
     pub steps: u64,
+    /// Share of the training set classified right, in [0, 1].
     pub train_accuracy: f32,
+    /// Share of the test set classified right, in [0, 1].
     pub test_accuracy: f32,
+    /// Mean cross-entropy of the last training batch.
     pub final_loss: f32,
 }
 
@@ -285,10 +295,12 @@ impl DigitsRun {
         crate::save(self, path)
     }
 
+    /// Training steps taken.
     pub fn step_count(&self) -> u64 {
         self.step
     }
 
+    /// The network's parameters.
     pub fn params(&self) -> &Params {
         &self.params
     }
@@ -423,6 +435,8 @@ impl Run for DigitsRun {
 /// Which part of the data to evaluate on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Split {
+    /// The rows trained on (4 of every 5).
     Train,
+    /// The held-out rows (`i % 5 == 0`).
     Test,
 }
