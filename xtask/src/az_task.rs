@@ -18,11 +18,11 @@ use std::time::Instant;
 
 pub fn train_az(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
     match task {
-        "az-connect4" => train::<ConnectFour>(task, AzConfig::connect4(), args, &|agent| {
+        "az-connect4" => train::<ConnectFour>(task, minnow_tasks::alphazero_presets::connect4(), args, &|agent| {
             let r = connect4_suite(agent, None, agent.config.eval.final_games, EVAL_SEED ^ 1)?;
             Ok(Suite { matches: r.matches, table: r.table(), json: serde_json::to_value(&r).unwrap_or_default() })
         }),
-        "az-backgammon" => train::<Backgammon>(task, AzConfig::backgammon(), args, &|agent| {
+        "az-backgammon" => train::<Backgammon>(task, minnow_tasks::alphazero_presets::backgammon(), args, &|agent| {
             let r = backgammon_suite(agent, None, PUBEVAL_GAMES, EVAL_SEED ^ 1)?;
             Ok(Suite { matches: r.matches, table: r.table(), json: serde_json::to_value(&r).unwrap_or_default() })
         }),

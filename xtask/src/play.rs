@@ -269,7 +269,7 @@ mod tests {
     use minnow_rl::alphazero::{AzConfig, AzRun};
 
     fn agent<G: Board + Send>() -> AzAgent {
-        let mut config = AzConfig::tictactoe();
+        let mut config = AzConfig::default();
         config.network.width = 16;
         AzRun::<G>::new(config).unwrap().agent()
     }

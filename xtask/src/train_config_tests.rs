@@ -4,7 +4,6 @@
 //! or defaulted), never a panic.
 
 use super::layered;
-use minnow_rl::alphazero::AzConfig;
 use minnow_train::supervised::DigitsConfig;
 use proptest::prelude::*;
 use serde_json::{Map, Value};
@@ -110,7 +109,7 @@ proptest! {
     }
 
     #[test]
-    fn a_nested_alphazero_config_file_is_read_whole_or_refused(file in overrides(paths_of(&AzConfig::connect4()))) {
-        check(AzConfig::connect4(), &file)?;
+    fn a_nested_alphazero_config_file_is_read_whole_or_refused(file in overrides(paths_of(&minnow_tasks::alphazero_presets::connect4()))) {
+        check(minnow_tasks::alphazero_presets::connect4(), &file)?;
     }
 }

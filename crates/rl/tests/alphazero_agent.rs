@@ -1,5 +1,7 @@
 //! A saved run read back as an agent, and the network-alone player.
 
+mod common;
+
 use minnow_arena::{CountingAlloc, count_allocations};
 use minnow_envs::{ConnectFour, Game, TicTacToe, Turn};
 use minnow_rl::alphazero::{AzAgent, AzConfig, AzRun, Player, PolicyPlayer, play_from};
@@ -9,7 +11,7 @@ use minnow_rl::mcts::{Evaluator, NetEvaluator};
 static ALLOC: CountingAlloc = CountingAlloc;
 
 fn small() -> AzConfig {
-    let mut c = AzConfig::tictactoe();
+    let mut c = common::tictactoe();
     c.iterations = 2;
     c.self_play.games_per_iteration = 16;
     c.self_play.parallel_games = 8;

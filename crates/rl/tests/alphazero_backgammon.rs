@@ -6,14 +6,16 @@ use minnow_envs::{Backgammon, Game, TicTacToe, Turn};
 use minnow_nn::PolicyValueNetConfig;
 use minnow_rl::RlError;
 use minnow_rl::alphazero::{AzConfig, AzRun, RandomPlayer, play_match};
-use minnow_rl::mcts::{MctsConfig, NetEvaluator, RolloutEvaluator, Search};
+use minnow_rl::mcts::{ChanceMode, MctsConfig, NetEvaluator, RolloutEvaluator, Search};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use std::sync::Arc;
 
 #[test]
 fn one_backgammon_iteration_records_labelled_positions() {
-    let mut c = AzConfig::backgammon();
+    let mut c = AzConfig::default();
+    c.mcts.chance = ChanceMode::Sample;
+    c.self_play.max_moves = 3000;
     c.network.width = 32;
     c.network.blocks = 1;
     c.mcts.simulations = 8;

@@ -2,6 +2,8 @@
 //! snapshots rises, the best-rated one is written and loads as an agent,
 //! and rating them leaves training exactly as it was.
 
+mod common;
+
 use minnow_envs::TicTacToe;
 use minnow_rl::alphazero::{AzAgent, AzConfig, AzRun, BEST_FILE};
 use minnow_train::{Cadence, Event, Observer, Run};
@@ -9,7 +11,7 @@ use minnow_train::{Cadence, Event, Observer, Run};
 /// Eight iterations, rated after every second one with a search small
 /// enough that the network's play decides the games.
 fn config() -> AzConfig {
-    let mut c = AzConfig::tictactoe();
+    let mut c = common::tictactoe();
     c.iterations = 8;
     c.self_play.games_per_iteration = 32;
     c.training.min_replay = 64;

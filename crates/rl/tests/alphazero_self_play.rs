@@ -1,11 +1,13 @@
 //! Self-play options that shape the training data: random openings and
 //! the solver's exact values as targets.
 
+mod common;
+
 use minnow_autodiff::Params;
 use minnow_envs::TicTacToe;
 use minnow_envs::tictactoe::minimax_value;
 use minnow_nn::PolicyValueNetConfig;
-use minnow_rl::alphazero::{AzConfig, AzRun, Positions, SelfPlayConfig, SelfPlayWorker};
+use minnow_rl::alphazero::{AzRun, Positions, SelfPlayConfig, SelfPlayWorker};
 use minnow_rl::mcts::MctsConfig;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -99,16 +101,16 @@ fn fast_moves_are_played_but_not_recorded() {
 
 #[test]
 fn random_openings_must_leave_room_for_a_game() {
-    let mut c = AzConfig::tictactoe();
+    let mut c = common::tictactoe();
     c.self_play.max_moves = 9;
     c.self_play.random_opening_moves = 9;
     let err = AzRun::<TicTacToe>::new(c).unwrap_err().to_string();
     assert!(err.contains("random_opening_moves") && err.contains("found 9"), "{err}");
-    let mut c = AzConfig::tictactoe();
+    let mut c = common::tictactoe();
     c.self_play.full_search_fraction = 0.0;
     let err = AzRun::<TicTacToe>::new(c).unwrap_err().to_string();
     assert!(err.contains("full_search_fraction"), "{err}");
-    let mut c = AzConfig::tictactoe();
+    let mut c = common::tictactoe();
     c.self_play.full_search_fraction = 0.5;
     c.self_play.fast_simulations = c.mcts.simulations + 1;
     let err = AzRun::<TicTacToe>::new(c).unwrap_err().to_string();

@@ -1,6 +1,8 @@
 //! AlphaZero on tic-tac-toe: a short seeded run that learns to never lose
 //! to the exact solver or to random play; exact resume; bad input.
 
+mod common;
+
 use minnow_envs::TicTacToe;
 use minnow_envs::tictactoe::best_moves;
 use minnow_rl::alphazero::{AzConfig, AzRun, FnPlayer, MatchResult, RandomPlayer, play_match, play_match_by_seat};
@@ -28,7 +30,7 @@ fn vs_random(run: &AzRun<TicTacToe>, sims: u32, games: usize, seed: u64) -> Matc
 #[test]
 fn tictactoe_learns_to_never_lose() {
     let started = Instant::now();
-    let mut run = AzRun::<TicTacToe>::new(AzConfig::tictactoe()).unwrap();
+    let mut run = AzRun::<TicTacToe>::new(common::tictactoe()).unwrap();
     // The untrained network with a tiny search, as the learning baseline.
     let before = vs_random(&run, 2, 400, 7);
     let mut last = None;
@@ -65,7 +67,7 @@ fn tictactoe_learns_to_never_lose() {
 }
 
 fn small() -> AzConfig {
-    let mut c = AzConfig::tictactoe();
+    let mut c = common::tictactoe();
     c.iterations = 3;
     c.self_play.games_per_iteration = 16;
     c.self_play.parallel_games = 8;
@@ -136,21 +138,21 @@ fn a_match_splits_by_seat() {
 
 #[test]
 fn bad_configs_are_clear_errors() {
-    let mut c = AzConfig::tictactoe();
+    let mut c = common::tictactoe();
     c.mcts.simulations = 0;
     let err = AzRun::<TicTacToe>::new(c).unwrap_err().to_string();
     assert!(err.contains("simulations") && err.contains("found 0"), "{err}");
-    let mut c = AzConfig::tictactoe();
+    let mut c = common::tictactoe();
     c.self_play.temperature = -0.5;
     let err = AzRun::<TicTacToe>::new(c).unwrap_err().to_string();
     assert!(err.contains("temperature") && err.contains("-0.5"), "{err}");
-    let mut c = AzConfig::tictactoe();
+    let mut c = common::tictactoe();
     c.training.lr = f32::NAN;
     assert!(AzRun::<TicTacToe>::new(c).unwrap_err().to_string().contains("lr"));
-    let mut c = AzConfig::tictactoe();
+    let mut c = common::tictactoe();
     c.training.lr_final = 1.0;
     assert!(AzRun::<TicTacToe>::new(c).unwrap_err().to_string().contains("lr_final"));
-    let mut c = AzConfig::tictactoe();
+    let mut c = common::tictactoe();
     c.eval.elo_opening_moves = c.self_play.max_moves;
     let err = AzRun::<TicTacToe>::new(c).unwrap_err().to_string();
     assert!(err.contains("elo_opening_moves") && err.contains("max_moves"), "{err}");

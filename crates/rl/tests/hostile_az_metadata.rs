@@ -4,6 +4,8 @@
 //! out-of-range numbers or JSON of another shape. Resuming is an error or
 //! a run that iterates on, never a panic.
 
+mod common;
+
 use minnow_envs::TicTacToe;
 use minnow_nn::Checkpoint;
 use minnow_nn::testing::{crafted_metadata, scratch_dir};
@@ -13,7 +15,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 fn config() -> AzConfig {
-    let mut c = AzConfig::tictactoe();
+    let mut c = common::tictactoe();
     c.iterations = 3;
     c.self_play.games_per_iteration = 8;
     c.self_play.parallel_games = 8;

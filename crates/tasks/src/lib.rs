@@ -7,7 +7,9 @@
 //!   balancing to the time limit). Each wraps its environment and
 //!   implements `minnow-rl`'s [`DqnEnv`](minnow_rl::dqn::DqnEnv) and
 //!   capability traits.
-//! - [`presets`]: the tuned DQN configs of `cargo xtask train dqn-*`.
+//! - [`presets`]: the tuned DQN configs of `cargo xtask train dqn-*`;
+//!   [`alphazero_presets`]: the tuned AlphaZero configs of connect four
+//!   and backgammon.
 //! - [`pretrain_cube`]: supervised pretraining from the cube's exact
 //!   distances.
 //! - [`eval`]: the task evaluations (cube positions by true distance,
@@ -37,6 +39,7 @@
 
 #![warn(missing_docs)]
 
+pub mod alphazero_presets;
 mod cartpole;
 mod cube;
 pub mod eval;

@@ -1,7 +1,7 @@
 //! Everything about an AlphaZero run, as a serde document that a config
 //! file overrides key by key; validated before anything is built.
 
-use crate::mcts::{ChanceMode, MctsConfig, check_temperature};
+use crate::mcts::{MctsConfig, check_temperature};
 use crate::{Check, Result, RlError};
 use serde::{Deserialize, Serialize};
 
@@ -181,9 +181,8 @@ impl Default for EvalConfig {
     }
 }
 
-/// A whole run. `Default` is a small generic setting; the presets
-/// ([`AzConfig::tictactoe`], [`AzConfig::connect4`],
-/// [`AzConfig::backgammon`]) are the tuned ones.
+/// A whole run. `Default` is a small generic setting; the tuned presets
+/// of the shipped games live with their tasks (`minnow-tasks`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AzConfig {
@@ -226,161 +225,6 @@ impl Default for AzConfig {
 }
 
 impl AzConfig {
-    /// Tic-tac-toe: a tiny network and short searches; learns to never
-    /// lose in well under a minute.
-    pub fn tictactoe() -> Self {
-        Self {
-            iterations: 40,
-            network: NetworkConfig { width: 48, blocks: 1 },
-            mcts: MctsConfig { simulations: 64, dirichlet_alpha: 1.0, leaves_per_round: 4, ..MctsConfig::default() },
-            self_play: SelfPlayConfig {
-                parallel_games: 32,
-                games_per_iteration: 64,
-                temperature_moves: 4,
-                ..SelfPlayConfig::default()
-            },
-            training: TrainingConfig {
-                lr: 3e-3,
-                batch: 128,
-                steps_per_iteration: 40,
-                replay_capacity: 20_000,
-                min_replay: 256,
-                ..TrainingConfig::default()
-            },
-            eval: EvalConfig {
-                every: 4,
-                games_vs_random: 100,
-                games_vs_rollout: 20,
-                rollout_simulations: 200,
-                simulations: 100,
-                threads: 1,
-                final_games: 1000,
-                elo_pool: 3,
-                elo_games: 4,
-                elo_opening_moves: 1,
-            },
-            checkpoint_every: 4,
-            ..Self::default()
-        }
-    }
-
-    /// Connect four: 1,260 iterations, each 320 self-play games (two
-    /// threads) overlapped with 64 updates of 256. Defined by games and
-    /// updates, not minutes, so how far a run gets does not depend on the
-    /// machine's speed. Self-play is made varied and cheap: each game opens
-    /// with 0-8 random moves and plays its later moves at temperature 0.4
-    /// (AlphaZero.jl's connect-four schedule), so it meets positions like
-    /// those of a real opponent rather than its own main lines; a quarter
-    /// of the moves get the full 160-simulation search and are recorded,
-    /// the rest a 32-simulation one (playout cap randomisation), so as
-    /// many simulations give 2.5 times the games and game results. Value
-    /// targets average the game's result with the search's value, or take
-    /// the exact value where the search proved it (solver); the learner
-    /// sees each sample as stored or mirrored (the board is left-right
-    /// symmetric).
-    pub fn connect4() -> Self {
-        Self {
-            iterations: 1260,
-            network: NetworkConfig { width: 128, blocks: 4 },
-            mcts: MctsConfig {
-                simulations: 160,
-                dirichlet_alpha: 1.0,
-                leaves_per_round: 4,
-                solver: true,
-                ..MctsConfig::default()
-            },
-            self_play: SelfPlayConfig {
-                workers: 2,
-                parallel_games: 64,
-                games_per_iteration: 160,
-                temperature_moves: 10,
-                final_temperature: 0.4,
-                search_value_weight: 0.5,
-                proven_value_target: true,
-                random_opening_moves: 8,
-                full_search_fraction: 0.25,
-                fast_simulations: 32,
-                ..SelfPlayConfig::default()
-            },
-            training: TrainingConfig {
-                lr: 2e-3,
-                batch: 256,
-                steps_per_iteration: 64,
-                replay_capacity: 250_000,
-                min_replay: 4000,
-                // Nearly all of the run's 1,260 x 64 updates.
-                lr_decay_updates: 80_000,
-                lr_final: 1e-4,
-                ..TrainingConfig::default()
-            },
-            eval: EvalConfig {
-                every: 20,
-                games_vs_random: 50,
-                games_vs_rollout: 20,
-                rollout_simulations: 1000,
-                simulations: 400,
-                threads: 2,
-                final_games: 400,
-                elo_pool: 3,
-                elo_games: 4,
-                elo_opening_moves: 4,
-            },
-            checkpoint_every: 10,
-            ..Self::default()
-        }
-    }
-
-    /// Backgammon: pgx's micro-actions (a search per checker moved) and
-    /// dice as chance nodes, sampled; 2,342 iterations of 64 games, about
-    /// 30 minutes on two cores (defined by games and updates, not
-    /// minutes). Each
-    /// position is trained on about 1.6 times: at 8 the value net fitted
-    /// its replay (squared error 0.39 there, 0.8 on fresh games) and the
-    /// win rate against random stopped near 90%.
-    pub fn backgammon() -> Self {
-        Self {
-            iterations: 2342,
-            network: NetworkConfig { width: 128, blocks: 2 },
-            mcts: MctsConfig {
-                simulations: 32,
-                dirichlet_alpha: 0.5,
-                leaves_per_round: 4,
-                chance: ChanceMode::Sample,
-                ..MctsConfig::default()
-            },
-            self_play: SelfPlayConfig {
-                workers: 2,
-                parallel_games: 32,
-                games_per_iteration: 32,
-                temperature_moves: 30,
-                max_moves: 3000,
-                ..SelfPlayConfig::default()
-            },
-            training: TrainingConfig {
-                lr: 1e-3,
-                batch: 256,
-                steps_per_iteration: 60,
-                replay_capacity: 300_000,
-                min_replay: 10_000,
-                ..TrainingConfig::default()
-            },
-            eval: EvalConfig {
-                every: 10,
-                games_vs_random: 50,
-                games_vs_rollout: 0,
-                rollout_simulations: 100,
-                simulations: 100,
-                threads: 2,
-                final_games: 400,
-                elo_pool: 3,
-                elo_games: 2,
-                elo_opening_moves: 0,
-            },
-            checkpoint_every: 10,
-            ..Self::default()
-        }
-    }
-
     /// An error naming the first field out of range.
     pub fn validate(&self) -> Result<()> {
         self.mcts.validate()?;
