@@ -315,4 +315,14 @@ mod tests {
         let err = refused("counter.optimizer.step_count", "2");
         assert!(err.contains("'counter.optimizer.step_count' is 2, expected equal to the step, 3"), "{err}");
     }
+
+    #[test]
+    fn a_crafted_network_size_is_refused_before_solving() {
+        let path = scratch_dir("cube-config").join("config.safetensors");
+        let mut training = tiny_config().training;
+        training.net.hidden = 100_000_000;
+        saved().rewrite(&["config"]).meta("config", serde_json::to_string(&training).unwrap()).save(&path).unwrap();
+        let err = crate::solve::load(&path).unwrap_err();
+        assert!(err.contains("checkpoint metadata 'config'") && err.contains("hidden"), "{err}");
+    }
 }

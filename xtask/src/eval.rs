@@ -294,3 +294,17 @@ where
     }
     Ok(total)
 }
+
+#[cfg(test)]
+mod tests {
+    use minnow_rl::alphazero::AzConfig;
+
+    #[test]
+    fn a_final_suite_of_no_games_is_refused_naming_the_key() {
+        let mut config = AzConfig::connect4();
+        assert!(super::check_final_games(&config).is_ok());
+        config.eval.final_games = 0;
+        let err = super::check_final_games(&config).unwrap_err();
+        assert_eq!(err, "eval.final_games: expected at least 1, found 0");
+    }
+}
