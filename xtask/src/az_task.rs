@@ -52,6 +52,7 @@ fn train<G: Game + Default + Send + Sync>(
         config.iterations = steps;
     }
     config.validate().map_err(|e| format!("{task} config: {e}"))?;
+    crate::eval::check_final_games(&config).map_err(|e| format!("{task} config: {e}"))?;
 
     let (out, checkpoint) = crate::train::run_dir(args, task)?;
     let mut run = AzRun::<G>::new(config.clone()).map_err(|e| e.to_string())?;

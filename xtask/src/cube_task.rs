@@ -110,6 +110,17 @@ struct SolverRun {
     log_every: u64,
 }
 
+impl SolverRun {
+    fn new(config: &CubeSolverConfig) -> Result<Self, String> {
+        let learner = ValueIteration::new(&config.training, OBSERVATION, MOVES).map_err(|e| e.to_string())?;
+        Ok(Self { learner, eval: config.eval, log_every: (config.training.steps / 1000).max(1) })
+    }
+
+    fn cadence(&self) -> Cadence {
+        Cadence { eval_every: self.eval.every, checkpoint_every: self.eval.checkpoint_every, eval_at_end: true }
+    }
+}
+
 impl Run for SolverRun {
     fn task(&self) -> &str {
         TASK
@@ -157,9 +168,8 @@ impl Run for SolverRun {
 pub fn train_cube_solver(args: &TrainArgs) -> Result<(), XtaskError> {
     let config = read_config(args)?;
     let (out, checkpoint) = crate::train::run_dir(args, crate::cube_task::TASK)?;
-    let learner = ValueIteration::new(&config.training, OBSERVATION, MOVES).map_err(|e| e.to_string())?;
     let total = config.training.steps;
-    let mut run = SolverRun { learner, eval: config.eval, log_every: (total / 1000).max(1) };
+    let mut run = SolverRun::new(&config)?;
     if args.resume {
         minnow_train::resume(&mut run, &checkpoint)?;
     }
@@ -168,8 +178,7 @@ pub fn train_cube_solver(args: &TrainArgs) -> Result<(), XtaskError> {
     println!("training {TASK} for {total} steps of value iteration -> {}", out.display());
     let mut front = FrontEnd::open(&out, run.step(), total, "greedy_d7_2d")?;
     let (started, cpu_started, start_step) = (Instant::now(), cpu_seconds(), run.step());
-    let cadence =
-        Cadence { eval_every: config.eval.every, checkpoint_every: config.eval.checkpoint_every, eval_at_end: true };
+    let cadence = run.cadence();
     let timing = minnow_train::drive(&mut run, cadence, Some(&checkpoint), &mut front)?;
     front.bar.finish_and_clear();
     let wall = started.elapsed().as_secs_f64();
@@ -243,4 +252,77 @@ pub(crate) fn cpu_seconds() -> f64 {
     let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0);
     // utime and stime, fields 14 and 15 of the file, in clock ticks of 1/100 s.
     (ticks(11) + ticks(12)) / 100.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use minnow_nn::Checkpoint;
+    use minnow_nn::testing::{crafted_metadata, scratch_dir};
+    use minnow_rl::puzzle::CostToGoConfig;
+    use std::sync::OnceLock;
+
+    /// An 8-unit network, batches of 8, 6 steps, a checkpoint and an
+    /// evaluation (one position per distance) every 3.
+    fn tiny_config() -> CubeSolverConfig {
+        let mut c = CubeSolverConfig::default();
+        c.training.net = CostToGoConfig { hidden: 8, width: 8, blocks: 0 };
+        (c.training.batch_size, c.training.max_scramble, c.training.steps) = (8, 4, 6);
+        c.training.target.check_every = 2;
+        c.eval = CubeEvalConfig { every: 3, checkpoint_every: 3, during: 1, last: 1, seed: 3 };
+        c
+    }
+
+    /// A checkpoint after 3 steps, made once.
+    fn saved() -> &'static Checkpoint {
+        static SAVED: OnceLock<Checkpoint> = OnceLock::new();
+        SAVED.get_or_init(|| {
+            let path = scratch_dir("cube-meta").join("clean.safetensors");
+            let mut run = SolverRun::new(&tiny_config()).unwrap();
+            while run.step() < 3 {
+                run.train_step(&mut Metrics::new()).unwrap();
+            }
+            minnow_train::save(&run, &path).unwrap();
+            Checkpoint::load(&path).unwrap()
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+
+        /// Crafted metadata (the step, the counters, Adam's step count, the
+        /// walks' generator, the last loss, the puzzle, the config) is
+        /// refused or trains on; never a panic.
+        #[test]
+        fn crafted_cube_solver_metadata_resumes_or_is_refused((key, value) in crafted_metadata(saved())) {
+            let run = SolverRun::new(&tiny_config()).unwrap();
+            let cadence = run.cadence();
+            crate::crafted_resume::resume_crafted(saved(), &key, value, run, cadence);
+        }
+    }
+
+    #[test]
+    fn counters_past_the_step_are_refused_naming_them() {
+        let path = scratch_dir("cube-counters").join("counters.safetensors");
+        let refused = |key: &str, value: &str| {
+            saved().rewrite(&[key]).meta(key, value).save(&path).unwrap();
+            let mut run = SolverRun::new(&tiny_config()).unwrap();
+            minnow_train::resume(&mut run, &path).unwrap_err().to_string()
+        };
+        let err = refused("counter.last_target_update", "4");
+        assert!(err.contains("'counter.last_target_update' is 4, expected at most the step, 3"), "{err}");
+        assert!(refused("counter.target_updates", "9").contains("'counter.target_updates' is 9"));
+        let err = refused("counter.optimizer.step_count", "2");
+        assert!(err.contains("'counter.optimizer.step_count' is 2, expected equal to the step, 3"), "{err}");
+    }
+
+    #[test]
+    fn a_crafted_network_size_is_refused_before_solving() {
+        let path = scratch_dir("cube-config").join("config.safetensors");
+        let mut training = tiny_config().training;
+        training.net.hidden = 100_000_000;
+        saved().rewrite(&["config"]).meta("config", serde_json::to_string(&training).unwrap()).save(&path).unwrap();
+        let err = crate::solve::load(&path).unwrap_err();
+        assert!(err.contains("checkpoint metadata 'config'") && err.contains("hidden"), "{err}");
+    }
 }

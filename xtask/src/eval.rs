@@ -11,6 +11,7 @@
 //!   network alone and for MCTS, win rate and points per game; pubeval
 //!   against the random player as a sanity baseline; MCTS against random.
 
+use crate::match_progress::with_bar;
 use crate::pubeval_match::backgammon_suite;
 use clap::Args;
 use minnow_envs::connect4::pons::{self, PONS_SETS, PonsPosition};
@@ -93,7 +94,18 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
 }
 
 fn load<G: Game>(path: &Path) -> Result<AzAgent, String> {
-    AzAgent::load::<G>(path).map_err(|e| format!("--checkpoint: {e}"))
+    let agent = AzAgent::load::<G>(path).map_err(|e| format!("--checkpoint: {e}"))?;
+    check_final_games(&agent.config).map_err(|e| format!("--checkpoint: {}: config {e}", path.display()))?;
+    Ok(agent)
+}
+
+/// The final suite plays `eval.final_games` games a match: none would
+/// average nothing.
+pub fn check_final_games(config: &minnow_rl::alphazero::AzConfig) -> Result<(), String> {
+    match config.eval.final_games {
+        0 => Err("eval.final_games: expected at least 1, found 0".into()),
+        _ => Ok(()),
+    }
 }
 
 /// A proportion with its 95% Wilson interval.
@@ -197,15 +209,24 @@ pub fn connect4_suite(
         let path = crate::workspace_root().join("data/connect4-pons").join(format!("{set}.jsonl.gz"));
         let positions = pons::load_set(&path).map_err(|e| e.to_string())?;
         let n = positions.len() as u64;
-        let network = split(&positions, config.eval.threads, |_, chunk| {
-            let mut player = PolicyPlayer::new(NetEvaluator::new(&agent.net, agent.params.clone())?);
-            pons::count_mistakes(chunk, |g| player.act(g))
+        let network = with_bar(&format!("{label}: network"), n, |tick| {
+            split(&positions, config.eval.threads, |_, chunk| {
+                let mut player = PolicyPlayer::new(NetEvaluator::new(&agent.net, agent.params.clone())?);
+                pons::count_mistakes(chunk, |g| {
+                    tick();
+                    player.act(g)
+                })
+            })
         })?;
-        let mcts = split(&positions, config.eval.threads, |t, chunk| {
-            let mut player = net_player::<ConnectFour>(&agent.net, &agent.params, &config.mcts, sims, seed ^ t as u64)?;
-            pons::count_mistakes(chunk, |g| {
-                player.start(g);
-                player.act(g)
+        let mcts = with_bar(&format!("{label}: MCTS ({sims} sims)"), n, |tick| {
+            split(&positions, config.eval.threads, |t, chunk| {
+                let mut player =
+                    net_player::<ConnectFour>(&agent.net, &agent.params, &config.mcts, sims, seed ^ t as u64)?;
+                pons::count_mistakes(chunk, |g| {
+                    tick();
+                    player.start(g);
+                    player.act(g)
+                })
             })
         })?;
         let (value_mse, zero_mse) = value_errors(agent, &positions)?;
@@ -272,4 +293,18 @@ where
         total += c.map_err(|e| e.to_string())? as u64;
     }
     Ok(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use minnow_rl::alphazero::AzConfig;
+
+    #[test]
+    fn a_final_suite_of_no_games_is_refused_naming_the_key() {
+        let mut config = AzConfig::connect4();
+        assert!(super::check_final_games(&config).is_ok());
+        config.eval.final_games = 0;
+        let err = super::check_final_games(&config).unwrap_err();
+        assert_eq!(err, "eval.final_games: expected at least 1, found 0");
+    }
 }

@@ -2,6 +2,8 @@
 
 mod az_task;
 mod bench;
+#[cfg(test)]
+mod crafted_resume;
 mod cube_eval;
 mod cube_puzzle;
 mod cube_task;
@@ -12,6 +14,7 @@ mod logic_render;
 mod logic_sweep;
 mod logic_task;
 mod machine;
+mod match_progress;
 mod ntuple_task;
 mod play;
 mod play_backgammon;

@@ -221,6 +221,31 @@ struct Window {
     squared_error: f64,
 }
 
+impl Window {
+    /// A game of 2048 ends before its tiles sum past 16 * 2^15 (a move
+    /// adds a tile of 2 or more), so it has fewer moves than this, and its
+    /// score (each merge scores the new tile) stays below the other.
+    const MOVES_PER_GAME: u64 = 1 << 18;
+    const SCORE_PER_GAME: u64 = 1 << 24;
+
+    /// Checks a window read from a checkpoint at `step` games: no more
+    /// games than the run has played, no more moves or points than they
+    /// can hold, a finite error.
+    fn check(&self, step: u64) -> Result<(), TrainError> {
+        let bound = |per_game: u64| self.games.checked_mul(per_game).unwrap_or(0);
+        let problem = if self.games > step {
+            format!("{} games in the window, more than the run's {step}", self.games)
+        } else if self.moves > bound(Self::MOVES_PER_GAME) || self.score > bound(Self::SCORE_PER_GAME) {
+            format!("{} moves and {} points are more than {} games can hold", self.moves, self.score, self.games)
+        } else if !(self.squared_error.is_finite() && self.squared_error >= 0.0) {
+            format!("squared_error {} is not a finite value >= 0", self.squared_error)
+        } else {
+            return Ok(());
+        };
+        Err(TrainError::BadState { key: "window".into(), detail: problem })
+    }
+}
+
 const WEIGHTS: &str = "ntuple.weights";
 const TASK: &str = "ntuple-2048";
 
@@ -235,6 +260,29 @@ struct NTupleRun {
     window: Window,
     log_every: u64,
     moves_trained: u64,
+}
+
+impl NTupleRun {
+    /// A run at its start (the config validated).
+    fn new(config: NTupleConfig) -> Result<Self, String> {
+        let prototype = Game2048::new(config.env).map_err(|e| e.to_string())?;
+        Ok(Self {
+            player: Player::new(&config)?,
+            td: TdLearner::new(config.alpha),
+            env: prototype.clone(),
+            prototype,
+            games: 0,
+            window: Window::default(),
+            log_every: (config.games / 1000).max(1),
+            moves_trained: 0,
+            config,
+        })
+    }
+
+    fn cadence(&self) -> Cadence {
+        let config = &self.config;
+        Cadence { eval_every: config.eval.every, checkpoint_every: config.checkpoint_every, eval_at_end: false }
+    }
 }
 
 impl Run for NTupleRun {
@@ -297,8 +345,9 @@ impl Run for NTupleRun {
 
     fn restore(&mut self, checkpoint: &RunCheckpoint) -> Result<(), TrainError> {
         self.player.net.restore(checkpoint.raw(), WEIGHTS).map_err(TrainError::task)?;
-        self.window = checkpoint.json("window")?;
-        self.games = checkpoint.step()?;
+        let (window, games): (Window, u64) = (checkpoint.json("window")?, checkpoint.step()?);
+        window.check(games)?;
+        (self.window, self.games) = (window, games);
         Ok(())
     }
 }
@@ -315,21 +364,9 @@ pub fn train_ntuple(args: &TrainArgs) -> Result<(), XtaskError> {
     // One f32 per entry of each tuple's table: levels^(cells in the tuple).
     let entries: f64 = config.tuples.iter().map(|t| (config.levels as f64).powi(t.len() as i32)).sum();
     minnow_train::memory::check_fits("the n-tuple tables", 4.0 * entries)?;
-    let prototype = Game2048::new(config.env).map_err(|e| e.to_string())?;
-    let player = Player::new(&config)?;
     let (out, checkpoint) = crate::train::run_dir(args, TASK)?;
     let total = config.games;
-    let mut run = NTupleRun {
-        player,
-        td: TdLearner::new(config.alpha),
-        env: prototype.clone(),
-        prototype,
-        games: 0,
-        window: Window::default(),
-        log_every: (total / 1000).max(1),
-        moves_trained: 0,
-        config,
-    };
+    let mut run = NTupleRun::new(config)?;
     if args.resume {
         minnow_train::resume(&mut run, &checkpoint)?;
     }
@@ -347,8 +384,7 @@ pub fn train_ntuple(args: &TrainArgs) -> Result<(), XtaskError> {
     );
     let mut front = FrontEnd::open(&out, run.games, total, "mean_score")?;
     let (started, start_games) = (Instant::now(), run.games);
-    let cadence =
-        Cadence { eval_every: config.eval.every, checkpoint_every: config.checkpoint_every, eval_at_end: false };
+    let cadence = run.cadence();
     let timing = minnow_train::drive(&mut run, cadence, Some(&checkpoint), &mut front)?;
     front.bar.finish_and_clear();
     front.plot(&out.join("curve.png"), TASK)?;
@@ -470,6 +506,54 @@ mod tests {
         });
         assert!(moves > 1000, "{moves} moves");
         assert_eq!(on_thread.allocations, 0, "{} bytes over {moves} moves", on_thread.bytes);
+    }
+
+    /// Four 4-cell tables, 6 games, a checkpoint and an evaluation of one
+    /// game every 3.
+    fn tiny_config() -> NTupleConfig {
+        let tuples = (0..4).map(|k| vec![4 * k, 4 * k + 1, 4 * k + 2, 4 * k + 3]).collect();
+        let eval = EvalConfig { every: 3, during: 1, last: 1, seed: 5 };
+        NTupleConfig { tuples, levels: 12, games: 6, checkpoint_every: 3, eval, ..NTupleConfig::default() }
+    }
+
+    /// A checkpoint after 3 games, made once.
+    fn saved() -> &'static minnow_nn::Checkpoint {
+        static SAVED: std::sync::OnceLock<minnow_nn::Checkpoint> = std::sync::OnceLock::new();
+        SAVED.get_or_init(|| {
+            let path = minnow_nn::testing::scratch_dir("ntuple-meta").join("clean.safetensors");
+            let mut run = NTupleRun::new(tiny_config()).unwrap();
+            while run.step() < 3 {
+                run.train_step(&mut Metrics::new()).unwrap();
+            }
+            minnow_train::save(&run, &path).unwrap();
+            minnow_nn::Checkpoint::load(&path).unwrap()
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+
+        /// Crafted metadata (the window, the step, the config, the task
+        /// and identity tags) is refused or trains on; never a panic.
+        #[test]
+        fn crafted_ntuple_metadata_resumes_or_is_refused((key, value) in minnow_nn::testing::crafted_metadata(saved())) {
+            let run = NTupleRun::new(tiny_config()).unwrap();
+            let cadence = run.cadence();
+            crate::crafted_resume::resume_crafted(saved(), &key, value, run, cadence);
+        }
+    }
+
+    #[test]
+    fn a_window_the_run_cannot_hold_is_refused_naming_it() {
+        let path = minnow_nn::testing::scratch_dir("ntuple-window").join("window.safetensors");
+        let refused = |window: Window| {
+            saved().rewrite(&["window"]).meta("window", serde_json::to_string(&window).unwrap()).save(&path).unwrap();
+            minnow_train::resume(&mut NTupleRun::new(tiny_config()).unwrap(), &path).unwrap_err().to_string()
+        };
+        let err = refused(Window { games: u64::MAX, ..Window::default() });
+        assert!(err.contains("metadata 'window'") && err.contains("more than the run's 3"), "{err}");
+        assert!(refused(Window { games: 1, moves: u64::MAX, ..Window::default() }).contains("1 games can hold"));
+        assert!(refused(Window { squared_error: -1.0, ..Window::default() }).contains("squared_error -1"));
     }
 
     /// The default run, trained and then evaluated on 1,000 games on one

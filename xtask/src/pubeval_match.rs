@@ -4,6 +4,7 @@
 //! backgammons, and the az-backgammon evaluation suite.
 
 use crate::eval::Rate;
+use crate::match_progress::with_bar;
 use minnow_envs::backgammon::pubeval::Pubeval;
 use minnow_envs::backgammon::{Play, ROLL_PROBABILITIES, ROLLS, TurnPlays};
 use minnow_envs::{Backgammon, EnvError, Game, Turn};
@@ -158,7 +159,7 @@ impl<C: ChoosePlay> Player<Backgammon> for WholeTurnPlayer<C> {
 
 /// A match's results from the first player's side, with gammons and
 /// backgammons counted (no doubling cube).
-#[derive(Clone, Copy, Debug, Default, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct PointsResult {
     pub games: u64,
     pub wins: u64,
@@ -244,7 +245,8 @@ impl std::fmt::Display for PointsResult {
 /// each side opens half the games in expectation.
 /// Games are spread over `threads` threads in fixed shares (each thread's
 /// players seeded from its index): the result depends only on the seed and
-/// the thread count.
+/// the thread count. `tick` is called after each game (a progress bar's
+/// count; `&|| {}` for none).
 pub fn points_match<A, B>(
     first: &(dyn Fn(u64) -> Result<A> + Sync),
     second: &(dyn Fn(u64) -> Result<B> + Sync),
@@ -252,6 +254,7 @@ pub fn points_match<A, B>(
     seed: u64,
     threads: usize,
     max_moves: u32,
+    tick: &(dyn Fn() + Sync),
 ) -> Result<PointsResult>
 where
     A: Player<Backgammon>,
@@ -271,6 +274,7 @@ where
             _ => 0.0,
         };
         r.record(points);
+        tick();
         Ok(())
     };
     spread_games(first, second, games, seed, threads, &play, PointsResult::add)
@@ -322,11 +326,17 @@ pub fn backgammon_suite(
     let text = |e: RlError| e.to_string();
     let network =
         |_: u64| Ok(WholeTurnPlayer::new(ValueChooser::new(NetEvaluator::new(&agent.net, agent.params.clone())?)));
-    let network_vs_pubeval = points_match(&network, &pubeval, games, seed, threads, max_moves).map_err(text)?;
+    let bar = |label: &str, work: &dyn Fn(&(dyn Fn() + Sync)) -> Result<PointsResult>| {
+        with_bar(label, games as u64, work).map_err(text)
+    };
+    let network_vs_pubeval =
+        bar("network vs pubeval", &|tick| points_match(&network, &pubeval, games, seed, threads, max_moves, tick))?;
     let mcts = |s: u64| net_player::<Backgammon>(&agent.net, &agent.params, &config.mcts, sims, s);
-    let mcts_vs_pubeval = points_match(&mcts, &pubeval, games, seed, threads, max_moves).map_err(text)?;
+    let mcts_vs_pubeval =
+        bar("MCTS vs pubeval", &|tick| points_match(&mcts, &pubeval, games, seed, threads, max_moves, tick))?;
     let random = |s: u64| Ok(RandomPlayer::new::<Backgammon>(s));
-    let pubeval_vs_random = points_match(&pubeval, &random, games, seed, threads, max_moves).map_err(text)?;
+    let pubeval_vs_random =
+        bar("pubeval vs random", &|tick| points_match(&pubeval, &random, games, seed, threads, max_moves, tick))?;
     let matches = evaluate_snapshot::<Backgammon>(&agent.net, &agent.params, &config, config.eval.final_games, 0, seed)
         .map_err(text)?;
     Ok(BackgammonReport {
@@ -386,7 +396,7 @@ mod tests {
     fn pubeval_beats_random_and_the_points_add_up() {
         let pubeval = |_: u64| Ok(WholeTurnPlayer::new(Pubeval::standard()));
         let random = |s: u64| Ok(RandomPlayer::new::<Backgammon>(s));
-        let r = points_match(&pubeval, &random, 40, 3, 2, 3000).unwrap();
+        let r = points_match(&pubeval, &random, 40, 3, 2, 3000, &|| {}).unwrap();
         assert_eq!((r.games, r.unfinished), (40, 0));
         assert!(r.wins >= 38, "{r}");
         let losses = r.games - r.wins;
@@ -395,9 +405,15 @@ mod tests {
         let points = singles_won + 2 * r.gammons_won + 3 * r.backgammons_won;
         let lost = singles_lost + 2 * r.gammons_lost + 3 * r.backgammons_lost;
         assert_eq!(r.points, points as f64 - lost as f64);
-        // The same seed and threads play the same games.
-        let one = points_match(&pubeval, &random, 40, 3, 2, 3000).unwrap();
-        assert_eq!((one.wins, one.points), (r.wins, r.points));
+        // The same seed and threads play the same games, with a progress
+        // count or without, which ticks once a game.
+        let ticks = std::sync::atomic::AtomicU64::new(0);
+        let tick = || {
+            ticks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        };
+        let counted = points_match(&pubeval, &random, 40, 3, 2, 3000, &tick).unwrap();
+        assert_eq!(counted, r);
+        assert_eq!(ticks.into_inner(), 40);
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! any checkpoint).
 
 use crate::error::XtaskError;
+use crate::match_progress::with_bar;
 use crate::pubeval_match::{PointsResult, WholeTurnPlayer, points_match};
 use crate::td_backgammon::{BackgammonTurns, FEATURES, OUTPUTS, TdChooser};
 use crate::train::{FrontEnd, TrainArgs, game_seed, layered};
@@ -141,6 +142,29 @@ struct Window {
     gammons: u64,
 }
 
+impl Window {
+    /// Far more decisions than a game of backgammon takes (about 60), so
+    /// that a count past it can only be a crafted one.
+    const DECISIONS_PER_GAME: u64 = 1 << 20;
+
+    /// Checks a window read from a checkpoint at `step` games: no more
+    /// games than the run has played, no more gammons than games or
+    /// decisions than they can hold, a finite error.
+    fn check(&self, step: u64) -> Result<(), TrainError> {
+        let most_decisions = self.games.checked_mul(Self::DECISIONS_PER_GAME).unwrap_or(0);
+        let problem = if self.games > step {
+            format!("{} games in the window, more than the run's {step}", self.games)
+        } else if self.gammons > self.games || self.decisions > most_decisions {
+            format!("{} gammons and {} decisions in {} games", self.gammons, self.decisions, self.games)
+        } else if !(self.squared_error.is_finite() && self.squared_error >= 0.0) {
+            format!("squared_error {} is not a finite value >= 0", self.squared_error)
+        } else {
+            return Ok(());
+        };
+        Err(TrainError::BadState { key: "window".into(), detail: problem })
+    }
+}
+
 const WEIGHTS: &str = "td.params";
 
 /// A checkpoint's network and what it was trained with.
@@ -185,6 +209,11 @@ impl TdRun {
             decisions_trained: 0,
             config,
         }
+    }
+
+    fn cadence(&self) -> Cadence {
+        let config = &self.config;
+        Cadence { eval_every: config.eval.every, checkpoint_every: config.checkpoint_every, eval_at_end: true }
     }
 }
 
@@ -235,7 +264,7 @@ impl Run for TdRun {
 
     fn evaluate(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
         let eval = &self.config.eval;
-        let r = vs_pubeval(&Arc::new(self.net.clone()), 1, eval.games, EVAL_SEED, eval)
+        let r = vs_pubeval(&Arc::new(self.net.clone()), 1, eval.games, EVAL_SEED, eval, &|| {})
             .map_err(|e| TrainError::Task(e.into()))?;
         metrics.extend([("win_rate_vs_pubeval", r.win_rate().rate), ("points_per_game", r.points_per_game())]);
         Ok(())
@@ -249,8 +278,9 @@ impl Run for TdRun {
 
     fn restore(&mut self, checkpoint: &RunCheckpoint) -> Result<(), TrainError> {
         self.net.restore(checkpoint.raw(), WEIGHTS).map_err(TrainError::task)?;
-        self.window = checkpoint.json("window")?;
-        self.games = checkpoint.step()?;
+        let (window, games): (Window, u64) = (checkpoint.json("window")?, checkpoint.step()?);
+        window.check(games)?;
+        (self.window, self.games) = (window, games);
         Ok(())
     }
 }
@@ -280,27 +310,30 @@ impl TdReport {
 }
 
 /// `games` games against pubeval for a player choosing with `net` and
-/// `keep` (1: the network alone).
+/// `keep` (1: the network alone), calling `tick` after each game.
 pub fn vs_pubeval(
     net: &Arc<ValueNet>,
     keep: usize,
     games: usize,
     seed: u64,
     eval: &TdEvalConfig,
+    tick: &(dyn Fn() + Sync),
 ) -> Result<PointsResult, String> {
     let pubeval = |_: u64| Ok(WholeTurnPlayer::new(Pubeval::standard()));
     let ours = |_: u64| Ok(WholeTurnPlayer::new(TdChooser::new(net.clone(), keep)));
-    points_match(&ours, &pubeval, games, seed, eval.threads, eval.max_moves).map_err(|e| e.to_string())
+    points_match(&ours, &pubeval, games, seed, eval.threads, eval.max_moves, tick).map_err(|e| e.to_string())
 }
 
 /// The network alone and the 2-ply search against pubeval.
 pub fn td_suite(net: &ValueNet, games: usize, eval: &TdEvalConfig, seed: u64) -> Result<TdReport, String> {
     let net = Arc::new(net.clone());
     let t = Instant::now();
-    let network_vs_pubeval = vs_pubeval(&net, 1, games, seed, eval)?;
+    let network_vs_pubeval =
+        with_bar("network (1-ply) vs pubeval", games as u64, |tick| vs_pubeval(&net, 1, games, seed, eval, tick))?;
     let network_seconds = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let search_vs_pubeval = vs_pubeval(&net, eval.candidates, games, seed, eval)?;
+    let search_vs_pubeval =
+        with_bar("2-ply vs pubeval", games as u64, |tick| vs_pubeval(&net, eval.candidates, games, seed, eval, tick))?;
     Ok(TdReport {
         games,
         candidates: eval.candidates,
@@ -343,8 +376,7 @@ pub fn train_td_backgammon(args: &TrainArgs) -> Result<(), XtaskError> {
     );
     let mut front = FrontEnd::open(&out, run.games, total, "win_rate_vs_pubeval")?;
     let (started, start_games) = (Instant::now(), run.games);
-    let cadence =
-        Cadence { eval_every: config.eval.every, checkpoint_every: config.checkpoint_every, eval_at_end: true };
+    let cadence = run.cadence();
     let timing = minnow_train::drive(&mut run, cadence, Some(&checkpoint), &mut front)?;
     front.bar.finish_and_clear();
     front.plot(&out.join("curve.png"), TASK)?;
@@ -405,6 +437,54 @@ mod tests {
             let td = TdLambdaConfig { learning_rate: config.learning_rate(k), ..config.td };
             learner.train_game(&mut turns, net, game_seed(config.seed, k), &td);
         }
+    }
+
+    /// A 4-hidden-unit network, 4 games, a checkpoint and a 2-game match
+    /// against pubeval every 2.
+    fn tiny_config() -> TdBackgammonConfig {
+        let eval = TdEvalConfig { every: 2, games: 2, threads: 1, ..TdBackgammonConfig::default().eval };
+        TdBackgammonConfig { hidden: 4, games: 4, checkpoint_every: 2, eval, ..TdBackgammonConfig::default() }
+    }
+
+    /// A checkpoint after 2 games, made once.
+    fn saved() -> &'static minnow_nn::Checkpoint {
+        static SAVED: std::sync::OnceLock<minnow_nn::Checkpoint> = std::sync::OnceLock::new();
+        SAVED.get_or_init(|| {
+            let path = minnow_nn::testing::scratch_dir("td-meta").join("clean.safetensors");
+            let mut run = TdRun::new(tiny_config());
+            while run.step() < 2 {
+                run.train_step(&mut Metrics::new()).unwrap();
+            }
+            minnow_train::save(&run, &path).unwrap();
+            minnow_nn::Checkpoint::load(&path).unwrap()
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+
+        /// Crafted metadata (the window, the step, the config, the task
+        /// and identity tags) is refused or trains on; never a panic.
+        #[test]
+        fn crafted_td_metadata_resumes_or_is_refused((key, value) in minnow_nn::testing::crafted_metadata(saved())) {
+            let run = TdRun::new(tiny_config());
+            let cadence = run.cadence();
+            crate::crafted_resume::resume_crafted(saved(), &key, value, run, cadence);
+        }
+    }
+
+    #[test]
+    fn a_window_the_run_cannot_hold_is_refused_naming_it() {
+        let path = minnow_nn::testing::scratch_dir("td-window").join("window.safetensors");
+        let refused = |window: Window| {
+            saved().rewrite(&["window"]).meta("window", serde_json::to_string(&window).unwrap()).save(&path).unwrap();
+            minnow_train::resume(&mut TdRun::new(tiny_config()), &path).unwrap_err().to_string()
+        };
+        let err = refused(Window { games: u64::MAX, ..Window::default() });
+        assert!(err.contains("metadata 'window'") && err.contains("more than the run's 2"), "{err}");
+        assert!(refused(Window { games: 1, gammons: 2, ..Window::default() }).contains("2 gammons"));
+        assert!(refused(Window { games: 1, decisions: u64::MAX, ..Window::default() }).contains("in 1 games"));
+        assert!(refused(Window { squared_error: -0.5, ..Window::default() }).contains("squared_error -0.5"));
     }
 
     #[test]

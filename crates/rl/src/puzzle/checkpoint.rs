@@ -9,6 +9,7 @@ use super::{LearnedHeuristic, Puzzle, ValueIteration, ValueIterationConfig};
 use crate::{Result, RlError};
 use minnow_autodiff::Params;
 use minnow_nn::Checkpoint;
+use minnow_optim::Optimizer;
 use minnow_train::{RunCheckpoint, RunCheckpointWriter, TrainError};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -48,9 +49,24 @@ impl ValueIteration {
         checkpoint.restore_params(ONLINE, &mut self.online).map_err(resume_error)?;
         checkpoint.restore_params("target", &mut self.target).map_err(resume_error)?;
         checkpoint.restore_optimizer("optimizer", &mut self.adam, &self.online).map_err(resume_error)?;
-        self.steps = checkpoint.step().map_err(resume_error)?;
-        self.target_updates = checkpoint.counter("target_updates").map_err(resume_error)?;
-        self.last_target_update = checkpoint.counter("last_target_update").map_err(resume_error)?;
+        let steps = checkpoint.step().map_err(resume_error)?;
+        let target_updates = checkpoint.counter("target_updates").map_err(resume_error)?;
+        let last_target_update = checkpoint.counter("last_target_update").map_err(resume_error)?;
+        // One Adam update per step; the target is copied at most once a step.
+        for (key, value) in [
+            ("optimizer.step_count", self.adam.step_count()),
+            ("target_updates", target_updates),
+            ("last_target_update", last_target_update),
+        ] {
+            let exact = key == "optimizer.step_count";
+            if value > steps || (exact && value != steps) {
+                let relation = if exact { "equal to" } else { "at most" };
+                return Err(RlError::Resume(format!(
+                    "checkpoint metadata 'counter.{key}' is {value}, expected {relation} the step, {steps}"
+                )));
+            }
+        }
+        (self.steps, self.target_updates, self.last_target_update) = (steps, target_updates, last_target_update);
         self.last_loss = f32::from_bits(checkpoint.json("last_loss").map_err(resume_error)?);
         self.rng = checkpoint.rng("walks").map_err(resume_error)?;
         Ok(())
@@ -68,6 +84,7 @@ pub fn load_cost_to_go<P: Puzzle>(puzzle: &P, path: &Path) -> Result<(ValueItera
     let config: ValueIterationConfig = serde_json::from_str(checkpoint.require_meta("config")?).map_err(|e| {
         RlError::Resume(format!("{}: checkpoint metadata 'config' does not parse: {e}", path.display()))
     })?;
+    config.validate().map_err(|e| RlError::Resume(format!("{}: checkpoint metadata 'config': {e}", path.display())))?;
     let mut params = Params::new();
     // The initial weights are overwritten: any generator will do.
     let net = config.net.init(&mut params, puzzle.observation_size(), &mut Pcg64Mcg::seed_from_u64(0))?;

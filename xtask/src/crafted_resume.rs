@@ -1,0 +1,20 @@
+//! The property behind each task's crafted-metadata test: a checkpoint
+//! whose one metadata value was replaced by a crafted one
+//! ([`minnow_nn::testing::crafted_metadata`]) is refused on resume, or the
+//! resumed run trains (and evaluates) on to its end; never a panic.
+
+use minnow_nn::Checkpoint;
+use minnow_nn::testing::scratch_dir;
+use minnow_train::{Cadence, Run};
+
+/// Writes `saved` with `key` set to `value` and resumes `run` (freshly
+/// built from its config) from it; if that is accepted, drives it to its
+/// end (an error on the way is a refusal too).
+pub(crate) fn resume_crafted(saved: &Checkpoint, key: &str, value: String, mut run: impl Run, cadence: Cadence) {
+    let dir = scratch_dir(&format!("crafted-{}", run.task()));
+    let path = dir.join(format!("crafted-{:?}.safetensors", std::thread::current().id()));
+    saved.rewrite(&[key]).meta(key, value).save(&path).unwrap();
+    if minnow_train::resume(&mut run, &path).is_ok() {
+        let _ = minnow_train::drive(&mut run, cadence, None, &mut ());
+    }
+}
