@@ -7,6 +7,17 @@ use minnow_nn::Checkpoint;
 use minnow_nn::testing::scratch_dir;
 use minnow_train::{Cadence, Run};
 
+/// A checkpoint of `run` after `steps` training steps (the clean file
+/// the crafted ones are made from).
+pub(crate) fn checkpoint_after(mut run: impl Run, steps: u64) -> Checkpoint {
+    let path = scratch_dir(&format!("clean-{}", run.task())).join("clean.safetensors");
+    while run.step() < steps {
+        run.train_step(&mut minnow_train::Metrics::new()).unwrap();
+    }
+    minnow_train::save(&run, &path).unwrap();
+    Checkpoint::load(&path).unwrap()
+}
+
 /// Writes `saved` with `key` set to `value` and resumes `run` (freshly
 /// built from its config) from it; if that is accepted, drives it to its
 /// end (an error on the way is a refusal too).

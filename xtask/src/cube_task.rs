@@ -276,15 +276,7 @@ mod tests {
     /// A checkpoint after 3 steps, made once.
     fn saved() -> &'static Checkpoint {
         static SAVED: OnceLock<Checkpoint> = OnceLock::new();
-        SAVED.get_or_init(|| {
-            let path = scratch_dir("cube-meta").join("clean.safetensors");
-            let mut run = SolverRun::new(&tiny_config()).unwrap();
-            while run.step() < 3 {
-                run.train_step(&mut Metrics::new()).unwrap();
-            }
-            minnow_train::save(&run, &path).unwrap();
-            Checkpoint::load(&path).unwrap()
-        })
+        SAVED.get_or_init(|| crate::crafted_resume::checkpoint_after(SolverRun::new(&tiny_config()).unwrap(), 3))
     }
 
     proptest::proptest! {

@@ -297,11 +297,9 @@ where
 
 #[cfg(test)]
 mod tests {
-    use minnow_rl::alphazero::AzConfig;
-
     #[test]
     fn a_final_suite_of_no_games_is_refused_naming_the_key() {
-        let mut config = AzConfig::connect4();
+        let mut config = minnow_tasks::alphazero_presets::connect4();
         assert!(super::check_final_games(&config).is_ok());
         config.eval.final_games = 0;
         let err = super::check_final_games(&config).unwrap_err();

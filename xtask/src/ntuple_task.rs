@@ -519,15 +519,7 @@ mod tests {
     /// A checkpoint after 3 games, made once.
     fn saved() -> &'static minnow_nn::Checkpoint {
         static SAVED: std::sync::OnceLock<minnow_nn::Checkpoint> = std::sync::OnceLock::new();
-        SAVED.get_or_init(|| {
-            let path = minnow_nn::testing::scratch_dir("ntuple-meta").join("clean.safetensors");
-            let mut run = NTupleRun::new(tiny_config()).unwrap();
-            while run.step() < 3 {
-                run.train_step(&mut Metrics::new()).unwrap();
-            }
-            minnow_train::save(&run, &path).unwrap();
-            minnow_nn::Checkpoint::load(&path).unwrap()
-        })
+        SAVED.get_or_init(|| crate::crafted_resume::checkpoint_after(NTupleRun::new(tiny_config()).unwrap(), 3))
     }
 
     proptest::proptest! {

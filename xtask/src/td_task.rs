@@ -449,15 +449,7 @@ mod tests {
     /// A checkpoint after 2 games, made once.
     fn saved() -> &'static minnow_nn::Checkpoint {
         static SAVED: std::sync::OnceLock<minnow_nn::Checkpoint> = std::sync::OnceLock::new();
-        SAVED.get_or_init(|| {
-            let path = minnow_nn::testing::scratch_dir("td-meta").join("clean.safetensors");
-            let mut run = TdRun::new(tiny_config());
-            while run.step() < 2 {
-                run.train_step(&mut Metrics::new()).unwrap();
-            }
-            minnow_train::save(&run, &path).unwrap();
-            minnow_nn::Checkpoint::load(&path).unwrap()
-        })
+        SAVED.get_or_init(|| crate::crafted_resume::checkpoint_after(TdRun::new(tiny_config()), 2))
     }
 
     proptest::proptest! {

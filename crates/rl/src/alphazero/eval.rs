@@ -180,6 +180,19 @@ impl MatchResult {
         wilson(self.wins, self.games, 1.959_964)
     }
 
+    /// Counts one game by its result for the first player (positive a
+    /// win, negative a loss, 0 a draw).
+    pub fn record(&mut self, result: f32) {
+        self.games += 1;
+        if result > 0.0 {
+            self.wins += 1;
+        } else if result < 0.0 {
+            self.losses += 1;
+        } else {
+            self.draws += 1;
+        }
+    }
+
     /// Adds another match's counts.
     pub fn add(&mut self, o: &MatchResult) {
         self.games += o.games;
@@ -356,15 +369,10 @@ where
         let players: [&mut dyn Player<G>; 2] = if first_moves_first { [a, b] } else { [b, a] };
         let end = play_from(players, game, game_seed, max_moves)?;
         let result = end.outcome(0).unwrap_or(0.0).clamp(-1.0, 1.0);
-        let (result0, seat) =
-            if first_moves_first { (result, &mut r.moving_first) } else { (-result, &mut r.moving_second) };
-        seat.games += 1;
-        if result0 > 0.0 {
-            seat.wins += 1;
-        } else if result0 < 0.0 {
-            seat.losses += 1;
+        if first_moves_first {
+            r.moving_first.record(result)
         } else {
-            seat.draws += 1;
+            r.moving_second.record(-result)
         }
         Ok(())
     };
