@@ -23,7 +23,7 @@ impl BatchNorm1dConfig {
         Self { features, eps: 1e-5, momentum: 0.1 }
     }
 
-    /// Adds `name.weight` and `name.bias` [features]; the running mean
+    /// Adds `name.weight` and `name.bias` `[features]`; the running mean
     /// starts at 0 and the running variance at 1.
     pub fn init(&self, params: &mut Params, name: &str) -> crate::Result<BatchNorm1d> {
         if self.features == 0 {

@@ -21,7 +21,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The metadata key of the content checksum: 16 hex digits of
-/// [`ContentHash`] over every tensor (by name: name, shape, bytes) and
+/// `ContentHash` over every tensor (by name: name, shape, bytes) and
 /// every other metadata entry (by key). A file without it (written before
 /// it existed) still loads.
 pub const CHECKSUM_KEY: &str = "checksum";

@@ -91,7 +91,7 @@ impl Conv2dConfig {
         Ok([(ph - kh) / self.stride + 1, (pw - kw) / self.stride + 1])
     }
 
-    /// Adds `name.weight` [out, in, kh, kw] (and `name.bias` [out]).
+    /// Adds `name.weight` `[out, in, kh, kw]` (and `name.bias` `[out]`).
     pub fn init(&self, params: &mut Params, name: &str, rng: &mut impl Rng) -> crate::Result<Conv2d> {
         self.validate(name)?;
         let [kh, kw] = self.kernel_size;
@@ -123,7 +123,7 @@ impl Conv2dConfig {
 pub struct Conv2d {
     /// The kernels [out, in, kh, kw].
     pub w: ParamId,
-    /// The bias [out], if any.
+    /// The bias `[out]`, if any.
     pub b: Option<ParamId>,
     /// Input channels.
     pub in_channels: usize,

@@ -50,7 +50,7 @@ pub struct Embedding {
 }
 
 impl Embedding {
-    /// indices [L] -> [L, embedding_dim]; an index of num_embeddings or
+    /// indices `[L]` -> `[L, embedding_dim]`; an index of num_embeddings or
     /// more is an `Error::IndexOutOfRange`.
     pub fn forward(&self, g: &mut Graph<'_>, indices: &[u32]) -> Result<Var> {
         let w = g.param(self.weight);

@@ -49,7 +49,7 @@ impl LinearConfig {
 pub struct Linear {
     /// The weight [outputs, inputs].
     pub w: ParamId,
-    /// The bias [outputs], if any.
+    /// The bias `[outputs]`, if any.
     pub b: Option<ParamId>,
     /// Input features.
     pub inputs: usize,

@@ -210,7 +210,7 @@ recurrent_layer!(
 );
 
 recurrent_layer!(
-    /// A GRU: [r z] = σ(W_i[rz] x + b_i[rz] + W_h[rz] h + b_h[rz]),
+    /// A GRU: `[r z] = σ(W_i[rz] x + b_i[rz] + W_h[rz] h + b_h[rz])`,
     /// n = tanh(W_in x + b_in + r (W_hn h + b_hn)), h' = (1 - z) n + z h.
     GruConfig,
     Gru,

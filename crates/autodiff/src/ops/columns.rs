@@ -127,7 +127,7 @@ impl Graph<'_> {
         Ok(y)
     }
 
-    /// y [B, T, H] with y[:, t, :] = hs[t]: the hidden states of a sequence,
+    /// y `[B, T, H]` with `y[:, t, :] = hs[t]`: the hidden states of a sequence,
     /// any number of equal-shaped matrices [B, H].
     pub fn stack_steps(&mut self, hs: &[Var]) -> Result<Var> {
         const OP: &str = "stack_steps";

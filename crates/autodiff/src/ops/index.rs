@@ -13,7 +13,7 @@ use minnow_kernels as k;
 use minnow_tensor::{Shape, TensorError};
 
 impl Graph<'_> {
-    /// y[b] = x[b, idx[b]]
+    /// `y[b] = x[b, idx[b]]`
     pub fn gather_cols(&mut self, x: Var, idx: &[u32]) -> Result<Var> {
         const OP: &str = "gather_cols";
         let (rows, cols) = self.shape(x).as_matrix(OP)?;

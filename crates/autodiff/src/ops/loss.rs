@@ -40,7 +40,7 @@ impl Graph<'_> {
         self.elementwise_loss(OpKind::BceWithLogits, logits, target, weights, 0.0)
     }
 
-    /// Cross-entropy of logits [B, C] against class indices [B].
+    /// Cross-entropy of logits `[B, C]` against class indices `[B]`.
     pub fn cross_entropy(&mut self, logits: Var, classes: &[u32], weights: Option<&[f32]>) -> Result<Var> {
         const OP: &str = "cross_entropy";
         let (rows, cols) = self.shape(logits).as_matrix(OP)?;

@@ -88,20 +88,20 @@ impl Kind {
 
 impl Graph<'_> {
     /// An Elman RNN step: h' = tanh(gx[:, t, :] + gh), with gx [B, T, H]
-    /// and gh [B, H] (or [H], broadcast over rows).
+    /// and gh `[B, H]` (or `[H]`, broadcast over rows).
     pub fn rnn_cell(&mut self, gx: Var, t: usize, gh: Var) -> Result<Var> {
         self.recurrent_cell(RecurrentCell::Rnn, gx, t, gh, None)
     }
 
     /// An LSTM step with PyTorch's gate order i, f, g, o: gx [B, T, 4H],
-    /// gh [B, 4H] (or [4H]); state [h | c] [B, 2H], `None` for zeros.
+    /// gh `[B, 4H]` (or `[4H]`); state `[h | c]` `[B, 2H]`, `None` for zeros.
     /// Returns the next state [h' | c'] [B, 2H].
     pub fn lstm_cell(&mut self, gx: Var, t: usize, gh: Var, state: Option<Var>) -> Result<Var> {
         self.recurrent_cell(RecurrentCell::Lstm, gx, t, gh, state)
     }
 
     /// A GRU step with PyTorch's gate order r, z, n and its form of n
-    /// (r multiplies W_hn h + b_hn): gx [B, T, 3H], gh [B, 3H] (or [3H]);
+    /// (r multiplies W_hn h + b_hn): gx `[B, T, 3H]`, gh `[B, 3H]` (or `[3H]`);
     /// h [B, H], `None` for zeros. Returns h' [B, H].
     pub fn gru_cell(&mut self, gx: Var, t: usize, gh: Var, h: Option<Var>) -> Result<Var> {
         self.recurrent_cell(RecurrentCell::Gru, gx, t, gh, h)

@@ -21,7 +21,7 @@ use minnow_tensor::Shape;
 
 impl Graph<'_> {
     /// Batch normalisation of x [B, C] with weight (gamma) and bias (beta)
-    /// [C], in PyTorch's argument order. `training` normalises with the
+    /// `[C]`, in PyTorch's argument order. `training` normalises with the
     /// batch's statistics and updates `running_mean` / `running_var` in
     /// place with `momentum` (PyTorch's default 0.1); otherwise the running
     /// statistics normalise and are left alone. eps: PyTorch's default is

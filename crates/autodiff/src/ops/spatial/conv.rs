@@ -62,7 +62,7 @@ impl Geometry {
 
 impl Graph<'_> {
     /// 2-D convolution of x [N, C, H, W] with w [O, C, kh, kw] and an
-    /// optional bias [O], zero padding `padding` on every side, stride
+    /// optional bias `[O]`, zero padding `padding` on every side, stride
     /// `stride`: y [N, O, Ho, Wo] (PyTorch's `conv2d`).
     pub fn conv2d(&mut self, x: Var, w: Var, b: Option<Var>, stride: usize, padding: usize) -> Result<Var> {
         const OP: &str = "conv2d";
