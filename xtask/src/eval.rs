@@ -241,8 +241,10 @@ pub fn connect4_suite(
         });
     }
     let rollout_games = if config.eval.games_vs_rollout > 0 { games } else { 0 };
-    let matches = evaluate_snapshot::<ConnectFour>(&agent.net, &agent.params, &config, games, rollout_games, seed)
-        .map_err(|e| e.to_string())?;
+    let matches = with_bar("matches vs random and rollout MCTS", (games + rollout_games) as u64, |tick| {
+        evaluate_snapshot::<ConnectFour>(&agent.net, &agent.params, &config, games, rollout_games, seed, tick)
+    })
+    .map_err(|e| e.to_string())?;
     Ok(Connect4Report {
         simulations: sims,
         pons,

@@ -337,8 +337,11 @@ pub fn backgammon_suite(
     let random = |s: u64| Ok(RandomPlayer::new::<Backgammon>(s));
     let pubeval_vs_random =
         bar("pubeval vs random", &|tick| points_match(&pubeval, &random, games, seed, threads, max_moves, tick))?;
-    let matches = evaluate_snapshot::<Backgammon>(&agent.net, &agent.params, &config, config.eval.final_games, 0, seed)
-        .map_err(text)?;
+    let random_games = config.eval.final_games;
+    let matches = with_bar("MCTS vs random", random_games as u64, |tick| {
+        evaluate_snapshot::<Backgammon>(&agent.net, &agent.params, &config, random_games, 0, seed, tick)
+    })
+    .map_err(text)?;
     Ok(BackgammonReport {
         simulations: sims,
         games,

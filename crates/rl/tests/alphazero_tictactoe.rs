@@ -5,7 +5,9 @@ mod common;
 
 use minnow_envs::TicTacToe;
 use minnow_envs::tictactoe::best_moves;
-use minnow_rl::alphazero::{AzConfig, AzRun, FnPlayer, MatchResult, RandomPlayer, play_match, play_match_by_seat};
+use minnow_rl::alphazero::{
+    AzConfig, AzRun, FnPlayer, MatchResult, RandomPlayer, evaluate_snapshot, play_match, play_match_by_seat,
+};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use std::time::Instant;
@@ -134,6 +136,25 @@ fn a_match_splits_by_seat() {
     assert!(seats.moving_first.win_rate() > 0.5 && seats.moving_second.win_rate() < 0.4, "{seats:?}");
     let total = play_match::<TicTacToe, _, _>(&random, &random, 2000, 5, 2, 100).unwrap();
     assert_eq!(seats.total(), total);
+}
+
+/// A progress count sees every game of the evaluation matches and
+/// changes none of them.
+#[test]
+fn evaluation_matches_tick_once_a_game_and_play_the_same() {
+    let mut c = common::tictactoe();
+    c.eval.threads = 2;
+    let agent = AzRun::<TicTacToe>::new(c).unwrap().agent();
+    let ticks = std::sync::atomic::AtomicU64::new(0);
+    let tick = || {
+        ticks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    };
+    let evaluate = |tick: &(dyn Fn() + Sync)| {
+        evaluate_snapshot::<TicTacToe>(&agent.net, &agent.params, &agent.config, 10, 6, 3, tick).unwrap()
+    };
+    let (counted, silent) = (evaluate(&tick), evaluate(&|| {}));
+    assert_eq!(ticks.into_inner(), 16);
+    assert_eq!((counted.vs_random, counted.vs_rollout), (silent.vs_random, silent.vs_rollout));
 }
 
 #[test]

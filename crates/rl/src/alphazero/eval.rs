@@ -151,6 +151,36 @@ impl<G: Game, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
     }
 }
 
+/// A player that calls `tick` as each of its games starts (a progress
+/// count; the moves are the wrapped player's).
+pub struct Ticking<'a, P> {
+    /// The player that moves.
+    pub player: P,
+    /// Called once per game, from the thread that plays it.
+    pub tick: &'a (dyn Fn() + Sync),
+}
+
+impl<P: std::fmt::Debug> std::fmt::Debug for Ticking<'_, P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Ticking").field(&self.player).finish()
+    }
+}
+
+impl<G: Game, P: Player<G>> Player<G> for Ticking<'_, P> {
+    fn start(&mut self, game: &G) {
+        (self.tick)();
+        self.player.start(game);
+    }
+
+    fn act(&mut self, game: &G) -> Result<usize> {
+        self.player.act(game)
+    }
+
+    fn played(&mut self, game: &G, index: usize, chance: bool) {
+        self.player.played(game, index, chance);
+    }
+}
+
 /// Results of a match, from the first player's side.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MatchResult {

@@ -27,7 +27,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::eval::{BySeat, MatchResult, MctsPlayer, RandomPlayer, play_match, play_match_by_seat, rollout_player};
+use super::eval::{
+    BySeat, MatchResult, MctsPlayer, RandomPlayer, Ticking, play_match, play_match_by_seat, rollout_player,
+};
 
 /// Counters over the whole run (kept in checkpoints).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -337,7 +339,7 @@ impl<G: Game + Default + Send> AzRun<G> {
     where
         G: Sync,
     {
-        evaluate_snapshot::<G>(self.net(), &self.snapshot, &self.config, random_games, rollout_games, seed)
+        evaluate_snapshot::<G>(self.net(), &self.snapshot, &self.config, random_games, rollout_games, seed, &|| {})
     }
 
     /// The current snapshot as an agent (for the evaluations that need one).
@@ -359,7 +361,8 @@ pub(super) fn network_label<G: Game>(config: &AzConfig) -> String {
 
 /// Matches of a network (MCTS at `config.eval.simulations`, no noise)
 /// against the uniform-random player and against random-rollout MCTS
-/// (skipped when `rollout_games` is 0), seeded by `seed`.
+/// (skipped when `rollout_games` is 0), seeded by `seed`; `tick` is
+/// called as each game starts (a progress count; `&|| {}` for none).
 pub fn evaluate_snapshot<G: Game + Default + Sync>(
     net: &PolicyValueNet,
     params: &Arc<Params>,
@@ -367,10 +370,11 @@ pub fn evaluate_snapshot<G: Game + Default + Sync>(
     random_games: usize,
     rollout_games: usize,
     seed: u64,
+    tick: &(dyn Fn() + Sync),
 ) -> Result<EvalReport> {
     let started = Instant::now();
     let (e, mcts, max_moves) = (&config.eval, &config.mcts, config.self_play.max_moves);
-    let me = |s: u64| net_player::<G>(net, params, mcts, e.simulations, s);
+    let me = |s: u64| Ok(Ticking { player: net_player::<G>(net, params, mcts, e.simulations, s)?, tick });
     let random = |s: u64| Ok(RandomPlayer::new::<G>(s));
     let vs_random = play_match(&me, &random, random_games, seed, e.threads, max_moves)?;
     let vs_rollout = if rollout_games > 0 {
