@@ -4,7 +4,7 @@
 //! resumed run trains (and evaluates) on to its end; never a panic.
 
 use minnow_nn::Checkpoint;
-use minnow_nn::testing::scratch_dir;
+use minnow_nn::testing::{scratch_dir, write_crafted};
 use minnow_train::{Cadence, Run};
 
 /// A checkpoint of `run` after `steps` training steps (the clean file
@@ -22,9 +22,7 @@ pub(crate) fn checkpoint_after(mut run: impl Run, steps: u64) -> Checkpoint {
 /// built from its config) from it; if that is accepted, drives it to its
 /// end (an error on the way is a refusal too).
 pub(crate) fn resume_crafted(saved: &Checkpoint, key: &str, value: String, mut run: impl Run, cadence: Cadence) {
-    let dir = scratch_dir(&format!("crafted-{}", run.task()));
-    let path = dir.join(format!("crafted-{:?}.safetensors", std::thread::current().id()));
-    saved.rewrite(&[key]).meta(key, value).save(&path).unwrap();
+    let path = write_crafted(saved, key, value, &scratch_dir(&format!("crafted-{}", run.task())));
     if minnow_train::resume(&mut run, &path).is_ok() {
         let _ = minnow_train::drive(&mut run, cadence, None, &mut ());
     }

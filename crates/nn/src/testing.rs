@@ -50,6 +50,15 @@ pub fn crafted_metadata(saved: &'static Checkpoint) -> impl Strategy<Value = (St
     })
 }
 
+/// Writes `saved` with its metadata `key` set to `value` into `dir`, one
+/// file per test thread (property tests may run cases side by side), and
+/// returns the file's path.
+pub fn write_crafted(saved: &Checkpoint, key: &str, value: String, dir: &std::path::Path) -> std::path::PathBuf {
+    let path = dir.join(format!("crafted-{:?}.safetensors", std::thread::current().id()));
+    saved.rewrite(&[key]).meta(key, value).save(&path).expect("the scratch directory is writable");
+    path
+}
+
 /// A temporary directory for this test process (`minnow-NAME-PID`),
 /// created if missing.
 pub fn scratch_dir(name: &str) -> std::path::PathBuf {

@@ -6,7 +6,7 @@ mod common;
 use minnow_envs::TicTacToe;
 use minnow_envs::tictactoe::best_moves;
 use minnow_rl::alphazero::{
-    AzConfig, AzRun, FnPlayer, MatchResult, RandomPlayer, evaluate_snapshot, play_match, play_match_by_seat,
+    AzConfig, AzRun, FnPlayer, MatchResult, RandomPlayer, evaluate_snapshot, play_match, play_match_from, reset_start,
 };
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -126,12 +126,7 @@ fn a_resumed_run_continues_bit_for_bit() {
 #[test]
 fn a_match_splits_by_seat() {
     let random = |s| Ok(RandomPlayer::new::<TicTacToe>(s));
-    let reset = |_: usize, seed: u64| {
-        let mut game = TicTacToe::default();
-        minnow_envs::Game::reset(&mut game, seed);
-        Ok(game)
-    };
-    let seats = play_match_by_seat(&random, &random, 2000, 5, 2, 100, &reset).unwrap();
+    let seats = play_match_from(&random, &random, 2000, 5, 2, 100, &reset_start::<TicTacToe>).unwrap();
     assert_eq!((seats.moving_first.games, seats.moving_second.games), (1000, 1000));
     assert!(seats.moving_first.win_rate() > 0.5 && seats.moving_second.win_rate() < 0.4, "{seats:?}");
     let total = play_match::<TicTacToe, _, _>(&random, &random, 2000, 5, 2, 100).unwrap();

@@ -8,7 +8,7 @@ mod common;
 
 use minnow_envs::TicTacToe;
 use minnow_nn::Checkpoint;
-use minnow_nn::testing::{crafted_metadata, scratch_dir};
+use minnow_nn::testing::{crafted_metadata, scratch_dir, write_crafted};
 use minnow_rl::alphazero::{AzConfig, AzRun};
 use proptest::prelude::*;
 use std::path::PathBuf;
@@ -47,8 +47,7 @@ proptest! {
 
     #[test]
     fn crafted_alphazero_metadata_resumes_or_is_refused_never_panics((key, value) in crafted_metadata(saved())) {
-        let path = scratch().join(format!("crafted-{:?}.safetensors", std::thread::current().id()));
-        saved().rewrite(&[&key]).meta(&key, value.clone()).save(&path).unwrap();
+        let path = write_crafted(saved(), &key, value.clone(), &scratch());
         if let Ok(mut run) = AzRun::<TicTacToe>::resume(config(), &path) {
             // Accepted: it iterates on (an error is a refusal too).
             let _ = run.iterate();

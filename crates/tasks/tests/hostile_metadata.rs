@@ -6,7 +6,7 @@
 
 use minnow_envs::{CartPole, CartPoleConfig};
 use minnow_nn::Checkpoint;
-use minnow_nn::testing::{crafted_metadata, scratch_dir};
+use minnow_nn::testing::{crafted_metadata, scratch_dir, write_crafted};
 use minnow_rl::dqn::{DqnConfig, DqnRun, MemoryConfig, QNetworkConfig};
 use minnow_tasks::{CartPoleDqn, presets};
 use proptest::prelude::*;
@@ -55,8 +55,7 @@ proptest! {
 
     #[test]
     fn crafted_dqn_metadata_resumes_or_is_refused_never_panics((key, value) in crafted_metadata(saved())) {
-        let path = scratch().join(format!("crafted-{:?}.safetensors", std::thread::current().id()));
-        saved().rewrite(&[&key]).meta(&key, value.clone()).save(&path).unwrap();
+        let path = write_crafted(saved(), &key, value.clone(), &scratch());
         if let Ok(mut run) = DqnRun::resume(&config(), cartpole(), &path) {
             // Accepted: it must step on to its end without panicking (an
             // error is a refusal too).

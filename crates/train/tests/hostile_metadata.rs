@@ -4,7 +4,7 @@
 //! corrupted on disk are caught by the checksum.
 
 use minnow_nn::Checkpoint;
-use minnow_nn::testing::{crafted_metadata, scratch_dir};
+use minnow_nn::testing::{crafted_metadata, scratch_dir, write_crafted};
 use minnow_train::load_digits;
 use minnow_train::supervised::{DigitsConfig, DigitsRun};
 use proptest::prelude::*;
@@ -42,8 +42,7 @@ proptest! {
 
     #[test]
     fn crafted_metadata_resumes_or_is_refused_never_panics((key, value) in crafted_metadata(saved())) {
-        let path = scratch().join(format!("crafted-{:?}.safetensors", std::thread::current().id()));
-        saved().rewrite(&[&key]).meta(&key, value.clone()).save(&path).unwrap();
+        let path = write_crafted(saved(), &key, value.clone(), &scratch());
         let (train, test) = data();
         match DigitsRun::resume(config(), train, test, &path) {
             // Whatever it accepted continues to the end of the run.

@@ -325,31 +325,15 @@ where
     A: Player<G>,
     B: Player<G>,
 {
-    let start = |_: usize, game_seed: u64| {
-        let mut game = G::default();
-        game.reset(game_seed);
-        Ok(game)
-    };
-    play_match_from(first, second, games, seed, threads, max_moves, &start)
+    Ok(play_match_from(first, second, games, seed, threads, max_moves, &reset_start)?.total())
 }
 
-/// [`play_match`] with game `i` starting from `start(i, seed + i)`
-/// instead of the reset start position (openings, set-up positions).
-pub fn play_match_from<G, A, B>(
-    first: &(dyn Fn(u64) -> Result<A> + Sync),
-    second: &(dyn Fn(u64) -> Result<B> + Sync),
-    games: usize,
-    seed: u64,
-    threads: usize,
-    max_moves: u32,
-    start: &(dyn Fn(usize, u64) -> Result<G> + Sync),
-) -> Result<MatchResult>
-where
-    G: Game,
-    A: Player<G>,
-    B: Player<G>,
-{
-    Ok(play_match_by_seat(first, second, games, seed, threads, max_moves, start)?.total())
+/// The start of an ordinary match: the reset position of the game's
+/// seed (the game's index plays no part).
+pub fn reset_start<G: Game + Default>(_game: usize, seed: u64) -> Result<G> {
+    let mut game = G::default();
+    game.reset(seed);
+    Ok(game)
 }
 
 /// A match's results split by the first player's seat: games where it
@@ -378,8 +362,10 @@ impl BySeat {
     }
 }
 
-/// [`play_match_from`], keeping the games of each seat apart.
-pub fn play_match_by_seat<G, A, B>(
+/// [`play_match`] with game `i` starting from `start(i, seed + i)`
+/// ([`reset_start`], openings, set-up positions), the games of each seat
+/// kept apart.
+pub fn play_match_from<G, A, B>(
     first: &(dyn Fn(u64) -> Result<A> + Sync),
     second: &(dyn Fn(u64) -> Result<B> + Sync),
     games: usize,

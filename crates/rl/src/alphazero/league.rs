@@ -145,7 +145,7 @@ impl League {
             // Games 2k and 2k + 1 share an opening, one from each side.
             let start = |i: usize, _: u64| random_opening::<G>(e.elo_opening_moves, seed.wrapping_add(i as u64 / 2));
             let max_moves = config.self_play.max_moves;
-            let r = play_match_from(&first, &second, e.elo_games, seed, e.threads, max_moves, &start)?;
+            let r = play_match_from(&first, &second, e.elo_games, seed, e.threads, max_moves, &start)?.total();
             self.record.add(me, member.player, &r);
             vs_snapshots.add(&r);
         }

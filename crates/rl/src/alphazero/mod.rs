@@ -33,7 +33,7 @@ pub use config::{AzConfig, EvalConfig, NetworkConfig, SelfPlayConfig, TrainingCo
 pub use driver::{BEST_FILE, EVAL_SEED, task_name};
 pub use eval::{
     BySeat, FnPlayer, MatchResult, MctsPlayer, Player, PolicyPlayer, RandomPlayer, Ticking, play_from, play_game,
-    play_match, play_match_by_seat, play_match_from, random_opening, rollout_player, spread_games, wilson,
+    play_match, play_match_from, random_opening, reset_start, rollout_player, spread_games, wilson,
 };
 pub use league::{EloReport, League, Rated};
 pub use replay::{PositionReplay, Positions};

@@ -28,7 +28,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::eval::{
-    BySeat, MatchResult, MctsPlayer, RandomPlayer, Ticking, play_match, play_match_by_seat, rollout_player,
+    BySeat, MatchResult, MctsPlayer, RandomPlayer, Ticking, play_match, play_match_from, reset_start, rollout_player,
 };
 
 /// Counters over the whole run (kept in checkpoints).
@@ -380,12 +380,7 @@ pub fn evaluate_snapshot<G: Game + Default + Sync>(
     let vs_rollout = if rollout_games > 0 {
         let start = G::default();
         let rollout = |s: u64| rollout_player(e.rollout_simulations, &start, s);
-        let reset = |_: usize, game_seed: u64| {
-            let mut game = G::default();
-            game.reset(game_seed);
-            Ok(game)
-        };
-        Some(play_match_by_seat(&me, &rollout, rollout_games, seed ^ 0x5a5a, e.threads, max_moves, &reset)?)
+        Some(play_match_from(&me, &rollout, rollout_games, seed ^ 0x5a5a, e.threads, max_moves, &reset_start)?)
     } else {
         None
     };
