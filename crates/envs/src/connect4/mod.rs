@@ -11,10 +11,14 @@
 //! line from one column into the next. Win detection is two shifts and
 //! two ANDs per direction.
 //!
-//! Observation (84 values, from the view of the player to move):
-//! `out[7 * r + c] = 1` where the mover has a stone in row `r` (0 at the
-//! bottom), column `c`; `out[42 + 7 * r + c] = 1` where the opponent has
-//! one.
+//! Observation (168 values, four planes of 42 from the view of the player
+//! to move, each indexed `7 * r + c` for row `r` (0 at the bottom) and
+//! column `c`): the mover's stones, the opponent's stones, the empty cells
+//! where a mover's stone would complete four, and those where an
+//! opponent's would. The last two planes are the threats that decide
+//! connect four (whose threat sits on an odd or an even row, and above
+//! which empty cells); a small fully connected network does not find
+//! four-in-a-row patterns from the stones alone, so they are given.
 
 pub mod pons;
 
@@ -48,6 +52,24 @@ pub fn has_four(stones: u64) -> bool {
         four |= pairs & pairs >> (2 * shift);
     }
     four != 0
+}
+
+/// The empty cells where one more stone of `stones` would complete four in
+/// a row, whether or not the cell can be played now.
+#[inline]
+pub fn completing_cells(stones: u64, occupied: u64) -> u64 {
+    // Vertical: three stones straight below.
+    let mut cells = stones << 1 & stones << 2 & stones << 3;
+    for shift in [HEIGHT, HEIGHT - 1, HEIGHT + 1] {
+        // Two stones on one side, and a third beyond them or on the other side.
+        let pair = stones << shift & stones << (2 * shift);
+        cells |= pair & stones << (3 * shift);
+        cells |= pair & stones >> shift;
+        let pair = stones >> shift & stones >> (2 * shift);
+        cells |= pair & stones << shift;
+        cells |= pair & stones >> (3 * shift);
+    }
+    cells & BOARD & !occupied
 }
 
 /// A connect-four position.
@@ -123,7 +145,7 @@ impl Game for ConnectFour {
     const ACTIONS: usize = COLUMNS;
     const MAX_LEGAL: usize = COLUMNS;
     const MAX_OUTCOMES: usize = 0;
-    const OBSERVATION_SIZE: usize = 2 * ROWS * COLUMNS;
+    const OBSERVATION_SIZE: usize = 4 * ROWS * COLUMNS;
 
     fn reset(&mut self, _seed: u64) {
         *self = Self::new();
@@ -187,11 +209,13 @@ impl Game for ConnectFour {
         assert_eq!(out.len(), Self::OBSERVATION_SIZE, "connect4 observe: buffer length");
         let me = self.stones[self.to_move as usize];
         let them = self.stones[1 - self.to_move as usize];
-        for r in 0..ROWS {
-            for c in 0..COLUMNS {
-                let bit = HEIGHT * c + r;
-                out[COLUMNS * r + c] = (me >> bit & 1) as f32;
-                out[ROWS * COLUMNS + COLUMNS * r + c] = (them >> bit & 1) as f32;
+        let occupied = self.occupied();
+        let planes = [me, them, completing_cells(me, occupied), completing_cells(them, occupied)];
+        for (plane, bits) in out.chunks_exact_mut(ROWS * COLUMNS).zip(planes) {
+            for r in 0..ROWS {
+                for c in 0..COLUMNS {
+                    plane[COLUMNS * r + c] = (bits >> (HEIGHT * c + r) & 1) as f32;
+                }
             }
         }
     }
@@ -331,12 +355,55 @@ mod tests {
     fn observations_are_from_the_movers_view() {
         // Player 0 in column 0, player 1 on top of it; player 0 to move.
         let game = ConnectFour::from_moves(&[0, 0]).unwrap();
-        let mut out = [0.0; 84];
+        let mut out = [0.0; 168];
         game.observe(&mut out);
         assert_eq!((out[0], out[42 + 7]), (1.0, 1.0));
         assert_eq!(out.iter().sum::<f32>(), 2.0);
         let game = ConnectFour::from_moves(&[6]).unwrap();
         game.observe(&mut out);
         assert_eq!((out[6], out[42 + 6]), (0.0, 1.0));
+        // Player 0 to move with three along the bottom (columns 1-3): four
+        // at column 0 or 4, row 0; player 1 has three up column 6: four at
+        // its row 3.
+        let game = ConnectFour::from_moves(&[1, 6, 2, 6, 3, 6]).unwrap();
+        game.observe(&mut out);
+        let ones = |plane: &[f32]| (0..plane.len()).filter(|&i| plane[i] == 1.0).collect::<Vec<_>>();
+        assert_eq!(ones(&out[84..126]), [0, 4], "the mover's completing cells");
+        assert_eq!(ones(&out[126..]), [7 * 3 + 6], "the opponent's completing cells");
+    }
+
+    /// The empty cells where a stone completes four, by trying each one.
+    fn naive_completing(stones: u64, occupied: u64) -> u64 {
+        let mut cells = 0;
+        for c in 0..COLUMNS {
+            for r in 0..ROWS {
+                let bit = 1 << (HEIGHT * c + r);
+                if occupied & bit == 0 && naive_four(stones | bit) {
+                    cells |= bit;
+                }
+            }
+        }
+        cells
+    }
+
+    #[test]
+    fn completing_cells_match_trying_every_empty_cell_over_random_games() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
+        let mut actions = [0u16; 7];
+        let mut threats = 0;
+        for _ in 0..1000 {
+            let mut game = ConnectFour::new();
+            while let Turn::Player(_) = game.turn() {
+                let n = game.legal_actions(&mut actions);
+                game.apply(actions[rng.random_range(0..n)] as usize).unwrap();
+                // (Once a player has four, every empty cell "completes" one.)
+                for p in (0..2).filter(|&p| !has_four(game.stones(p))) {
+                    let cells = completing_cells(game.stones(p), game.occupied());
+                    assert_eq!(cells, naive_completing(game.stones(p), game.occupied()));
+                    threats += cells.count_ones();
+                }
+            }
+        }
+        assert!(threats > 10_000, "{threats} threats seen: the test would not catch a missing direction");
     }
 }

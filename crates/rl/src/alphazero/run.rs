@@ -353,7 +353,7 @@ impl<G: Game + Default + Send> AzRun<G> {
     }
 }
 
-/// "connect4 84-128x3-7": game, inputs, width, blocks, actions.
+/// "connect4 168-128x4-7": game, inputs, width, blocks, actions.
 pub(super) fn network_label<G: Game>(config: &AzConfig) -> String {
     let n = network_config::<G>(&config.network);
     format!("{} {}-{}x{}-{}", G::NAME, n.inputs, n.width, n.blocks, n.policy)
