@@ -290,8 +290,6 @@ impl Run for NTupleRun {
         TASK
     }
 
-    /// The keys that shape the tables; the step size, seed and game count
-    /// may change on a resume.
     /// Everything but the game budget, the checkpoint cadence and the
     /// evaluations.
     fn identity(&self) -> String {

@@ -222,8 +222,6 @@ impl Run for TdRun {
         TASK
     }
 
-    /// The network's shape; the schedule, seed and game count may change
-    /// on a resume.
     /// Everything but the game budget, the checkpoint cadence and the
     /// evaluations.
     fn identity(&self) -> String {

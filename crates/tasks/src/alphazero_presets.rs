@@ -17,7 +17,8 @@ use minnow_rl::mcts::{ChanceMode, MctsConfig};
 /// targets average the game's result with the search's value, or take
 /// the exact value where the search proved it (solver); the learner
 /// sees each sample as stored or mirrored (the board is left-right
-/// symmetric).
+/// symmetric). The network reads the stones and each side's threats
+/// (the empty cells that would complete four: `ConnectFour`'s observation).
 pub fn connect4() -> AzConfig {
     AzConfig {
         iterations: 1260,
