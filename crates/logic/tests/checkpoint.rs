@@ -9,13 +9,14 @@ use minnow_train::{Cadence, Run, TrainError, drive, resume};
 use std::path::{Path, PathBuf};
 
 /// A small, fast run (8x8, 3 CA steps, 2 members) that still uses both
-/// threads, its members restarted as step 5 begins.
+/// threads, its members restarted every 4 steps, never ending early.
 fn small() -> CheckerboardConfig {
     CheckerboardConfig {
         ca: LogicCaConfig { height: 8, width: 8, ..LogicCaConfig::default() },
         ca_steps: 3,
         population: 2,
         restart_after: 4,
+        stop_score: 2.0,
         ..CheckerboardConfig::default()
     }
 }
@@ -41,7 +42,7 @@ impl minnow_train::Observer for Reports {
 /// Drives a run of `config` to `steps` steps (resuming from `path` if
 /// given), checkpointing to `save`.
 fn train(config: &CheckerboardConfig, steps: usize, from: Option<&Path>, save: &Path) -> (LogicCaRun, Reports) {
-    let config = CheckerboardConfig { train_steps: steps, stop_score: 2.0, ..config.clone() };
+    let config = CheckerboardConfig { train_steps: steps, ..config.clone() };
     let mut run = LogicCaRun::new(&config).unwrap();
     if let Some(path) = from {
         resume(&mut run, path).unwrap();
@@ -75,8 +76,9 @@ fn assert_resumes_exactly(config: &CheckerboardConfig, name: &str) {
         assert_eq!(a.meta(key), b.meta(key), "{key}");
     }
     assert_eq!((a.meta("format"), a.meta("step")), (Some("minnow-run/1"), Some("9")));
-    // Restarted as step 5 began: the slots hold members 2 and 3.
-    assert_eq!(a.meta("members"), Some("[2,3]"));
+    // Restarted as steps 5 (just after the resume) and 9 began: the slots
+    // hold members 4 and 5.
+    assert_eq!(a.meta("members"), Some("[4,5]"));
     let (x, y) = (run.population(), resumed.population());
     assert_eq!((x.first_perfect(), x.kept()), (y.first_perfect(), y.kept()));
     let _ = std::fs::remove_dir_all(dir);
@@ -96,6 +98,7 @@ fn resumed_async_run_is_bit_identical() {
         ca_steps: 4,
         batch: 2,
         restart_after: 4,
+        stop_score: 2.0,
         ..CheckerboardConfig::asynchronous()
     };
     assert_resumes_exactly(&config, "resume-async");
