@@ -3,18 +3,18 @@
 //! or `"async"` in a `--config` file for the others), with a progress bar,
 //! metrics, a curve, checkpoints (`--resume` continues exactly), the
 //! learned circuit as text, Verilog and C, robustness checks and renders.
+//! The run itself is `minnow_logic::LogicCaRun` on the one run driver;
+//! this file is its config and presentation.
 
 use crate::error::XtaskError;
 use crate::train::{FrontEnd, TrainArgs};
 use minnow_logic::hard::active_gates;
 use minnow_logic::life::hard_life_accuracy;
-use minnow_logic::population::member_of_slot;
 use minnow_logic::robustness::{Disturbance, HardRollout, RobustnessConfig, checkerboard_robustness, rollout_accuracy};
-use minnow_logic::{CheckerboardConfig, CheckerboardTrainer, HardProgram, Population, Prune, StepReport, Variant};
-use minnow_nn::Checkpoint;
-use minnow_train::{Event, Observer};
+use minnow_logic::{CheckerboardConfig, HardProgram, LogicCaRun, Prune, Variant};
+use minnow_train::{Cadence, Run};
 use rand::SeedableRng;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 pub(crate) fn read_config(args: &TrainArgs) -> Result<CheckerboardConfig, String> {
@@ -38,67 +38,6 @@ pub(crate) fn read_config(args: &TrainArgs) -> Result<CheckerboardConfig, String
     Ok(config)
 }
 
-/// Member m's checkpoint in `out` (member 0's also holds the run's own
-/// metadata).
-fn member_path(out: &Path, member: usize) -> PathBuf {
-    match member {
-        0 => out.join("checkpoint.safetensors"),
-        m => out.join(format!("checkpoint-member-{m}.safetensors")),
-    }
-}
-
-fn save(population: &Population, out: &Path) -> Result<(), String> {
-    for (m, member) in population.members().iter().enumerate() {
-        let mut writer = member.checkpoint().map_err(|e| e.to_string())?;
-        if m == 0 {
-            let first = population.first_perfect().map_or("none".to_string(), |s| s.to_string());
-            writer = writer.meta("first_perfect", first);
-            if let Some(kept) = population.kept() {
-                let ops: Vec<f32> = kept.ops.iter().map(|&op| op as f32).collect();
-                writer = writer
-                    .tensor("best_ops", &[ops.len()], &ops)
-                    .meta("best_member", kept.member.to_string())
-                    .meta("best_step", kept.step.to_string())
-                    .meta("best_score", format!("{:e}", kept.score));
-            }
-        }
-        writer.save(&member_path(out, m)).map_err(|e| e.to_string())?;
-    }
-    Ok(())
-}
-
-/// A population resumed from the checkpoints in `out`, with what it had
-/// kept.
-fn resume(config: &CheckerboardConfig, out: &Path) -> Result<Population, String> {
-    let path = member_path(out, 0);
-    if !path.exists() {
-        return Err(format!("--resume: no checkpoint at {}", path.display()));
-    }
-    let fail = |e: &dyn std::fmt::Display| format!("--resume {}: {e}", path.display());
-    let ckpt = Checkpoint::load(&path).map_err(|e| fail(&e))?;
-    // Which members the slots hold depends on the restarts so far.
-    let steps: usize = ckpt.require_meta("step").map_err(|e| fail(&e))?.parse().map_err(|_| fail(&"step"))?;
-    let members = (0..config.population)
-        .map(|slot| {
-            let path = member_path(out, slot);
-            if !path.exists() {
-                return Err(format!("--resume: no checkpoint at {}", path.display()));
-            }
-            let member = member_of_slot(config, slot, steps);
-            CheckerboardTrainer::resume(&Population::member_config(config, member), &path)
-                .map_err(|e| format!("--resume {}: {e}", path.display()))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut population = Population::from_members(config, members);
-    population.restore_kept(&ckpt).map_err(|e| fail(&e))?;
-    Ok(population)
-}
-
-/// The report of the member with the fewest hard errors.
-fn best_report(reports: &[StepReport]) -> StepReport {
-    *reports.iter().min_by_key(|r| r.hard_errors).expect("a population has at least one member")
-}
-
 pub fn train_logic_ca(args: &TrainArgs) -> Result<(), XtaskError> {
     let config = read_config(args)?;
     let default_out = match config.variant {
@@ -106,13 +45,14 @@ pub fn train_logic_ca(args: &TrainArgs) -> Result<(), XtaskError> {
         Variant::GameOfLife => "logic-ca-game-of-life",
         Variant::Async => "logic-ca-async",
     };
-    // Member 0's checkpoint is the run's; `resume` checks the others.
-    let (out, _) = crate::train::run_dir(args, default_out)?;
-    let mut population =
-        if args.resume { resume(&config, &out)? } else { Population::new(&config).map_err(|e| e.to_string())? };
-    minnow_nn::write_atomically(&out.join("config.json"), config.to_json().as_bytes()).map_err(|e| e.to_string())?;
-    let total = config.train_steps;
-    let done = population.steps_done();
+    let (out, checkpoint) = crate::train::run_dir(args, default_out)?;
+    let mut run = LogicCaRun::new(&config)?;
+    if args.resume {
+        minnow_train::resume(&mut run, &checkpoint)?;
+    }
+    minnow_nn::write_atomically(&out.join("config.json"), config.to_json().as_bytes())?;
+    let total = config.train_steps as u64;
+    let done = run.step();
     println!(
         "training logic-ca ({:?}, seed {}, {} member{}, up to {} steps{}) -> {}",
         config.variant,
@@ -124,33 +64,21 @@ pub fn train_logic_ca(args: &TrainArgs) -> Result<(), XtaskError> {
         out.display()
     );
 
-    let mut front = FrontEnd::open(&out, done as u64, total as u64, "hard_accuracy")?;
+    let mut front = FrontEnd::open(&out, done, total, "hard_accuracy")?;
     let started = Instant::now();
-    let checkpoint = member_path(&out, 0);
-    // The first Ctrl-C or SIGTERM finishes the step and checkpoints.
-    let _driving = minnow_train::Driving::start();
-    while population.steps_done() < total && !population.done() {
-        let r = best_report(population.step().map_err(|e| e.to_string())?);
-        let step = r.step + 1;
-        front.observe(Event::Step { step: step as u64, total: total as u64, metrics: &[("loss", r.loss as f64)] });
-        front.observe(Event::Eval { step: step as u64, metrics: &[("hard_accuracy", r.hard_accuracy as f64)] });
-        let stop = minnow_train::stop_requested();
-        if step.is_multiple_of(config.checkpoint_every) || step == total || population.done() || stop {
-            front.persist();
-            save(&population, &out)?;
-            front.observe(Event::Checkpoint { step: step as u64, path: &checkpoint });
-        }
-        if stop {
-            front.bar.finish_and_clear();
-            return Err(minnow_train::TrainError::Stopped { step: step as u64 }.into());
-        }
-    }
+    // Every step reports the hard accuracy of its best batch (free: the
+    // hard circuit runs on every batch); the run ends early once the kept
+    // circuit holds.
+    let cadence = Cadence { eval_every: 1, checkpoint_every: config.checkpoint_every as u64, eval_at_end: false };
+    let driven = minnow_train::drive(&mut run, cadence, Some(&checkpoint), &mut front);
     front.bar.finish_and_clear();
+    driven?;
     front.plot(&out.join("curve.png"), "logic-ca")?;
 
+    let population = run.into_population();
     let steps = population.steps_done();
     let first_perfect = population.first_perfect();
-    let (model, ops, kept) = population.into_result().map_err(|e| e.to_string())?;
+    let (model, ops, kept) = population.into_result()?;
     let kept_text = match &kept {
         Some(k) => format!(
             "the circuit of member {} (seed {}) at step {}, held-out score {:.2}%",
@@ -178,7 +106,7 @@ pub fn train_logic_ca(args: &TrainArgs) -> Result<(), XtaskError> {
     );
     report_checks(&config, &pruned, &out)?;
     println!(
-        "wrote {}/{{metrics.jsonl, curve.png, checkpoint*.safetensors, config.json, circuit.txt, circuit.v, \
+        "wrote {}/{{metrics.jsonl, curve.png, checkpoint.safetensors, config.json, circuit.txt, circuit.v, \
          circuit.c, rollout.gif, frames/}}",
         out.display()
     );

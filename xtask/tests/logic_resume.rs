@@ -1,6 +1,7 @@
 //! `xtask train logic-ca`: a run stopped midway and resumed in a new
-//! process ends bit-identical to an uninterrupted one; bad configs and
-//! checkpoints of another circuit are clear errors.
+//! process ends bit-identical to an uninterrupted one, across the
+//! members' restarts; bad configs, checkpoints of another circuit or seed
+//! and of the old per-member layout are clear errors.
 
 mod common;
 
@@ -44,21 +45,21 @@ fn resume_in_a_new_process_is_bit_identical() {
     let resumed = ok(train(&interrupted, &config, 12, true));
     assert!(resumed.contains("resumed at step 10"), "{resumed}");
 
+    // One run checkpoint holds every member: the same tensors, counters,
+    // generators and kept circuit.
     let (a, b) = common::assert_same_checkpoints(&straight, &interrupted);
-    assert!(a.tensor("adamw.m.update.0").is_some(), "AdamW state is checkpointed");
-    for key in ["step", "adam_steps", "rng", "first_perfect"] {
+    assert!(a.tensor("slot.0.optimizer.adamw.m.update.0").is_some(), "AdamW state is checkpointed");
+    let keys = ["format", "step", "members", "first_perfect", "kept", "config"];
+    for key in keys.into_iter().chain(["counter.slot.0.optimizer.step_count", "rng.slot.0.data", "rng.slot.1.data"]) {
         assert_eq!(a.meta(key), b.meta(key), "{key}");
     }
-    assert_eq!(a.meta("step"), Some("12"));
-    // After two restarts slot 0 trains member 6 (of 3 slots), with its seed.
-    let seed = minnow_logic::population::member_seed(minnow_logic::train::DEFAULT_SEED, 6);
-    assert!(a.meta("config").unwrap().contains(&format!("\"seed\": {seed}")), "{:?}", a.meta("config"));
-    // The second member of the default population, too.
-    let member = |dir: &Path| minnow_nn::Checkpoint::load(&dir.join("checkpoint-member-1.safetensors")).unwrap();
-    let (a1, b1) = (member(&straight), member(&interrupted));
-    assert_eq!(a1.tensor("update.0"), b1.tensor("update.0"));
-    assert_eq!(a1.meta("rng"), b1.meta("rng"));
-    assert_ne!(a1.tensor("update.0"), a.tensor("update.0"), "members train apart");
+    assert_eq!((a.meta("format"), a.meta("step")), (Some("minnow-run/1"), Some("12")));
+    // After two restarts slot s trains member s + 6 (of 3 slots).
+    assert_eq!(a.meta("members"), Some("[6,7,8]"));
+    assert_ne!(a.tensor("slot.1.model.update.0"), a.tensor("slot.0.model.update.0"), "members train apart");
+    let files: Vec<String> =
+        std::fs::read_dir(&straight).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(!files.iter().any(|f| f.starts_with("checkpoint-member")), "one checkpoint file: {files:?}");
     // Every step's metrics once, and everything else written.
     let lines = std::fs::read_to_string(interrupted.join("metrics.jsonl")).unwrap();
     assert_eq!(lines.lines().filter(|l| l.contains("\"loss\"")).count(), 12);
@@ -84,33 +85,40 @@ fn other_circuits_and_bad_configs_are_clear_errors() {
     let out = root.join("run");
     ok(train(&out, &config, 3, false));
 
-    // A checkpoint of another circuit shape.
+    // A checkpoint of another circuit shape: refused, naming the key.
     let other = root.join("other.json");
     std::fs::write(&other, r#"{"ca": {"height": 8, "width": 8, "kernels": 8}, "ca_steps": 2}"#).unwrap();
     let output = train(&out, &other, 6, true);
     let err = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success() && err.contains("circuit of") && !err.contains("panicked"), "{err}");
-    // Another seed: refused, naming it.
+    assert!(!output.status.success() && err.contains("ca.kernels = 16") && !err.contains("panicked"), "{err}");
+    // Another seed: refused, naming it and both values.
     let err = common::refused_resume("logic-ca", &out, &["--seed", "99", "--config", config.to_str().unwrap()]);
-    assert!(err.contains("seed"), "{err}");
+    assert!(err.contains("seed = 1, this run is seed = 99"), "{err}");
 
-    // Crafted metadata of the kept circuit: each a clear error naming the
-    // field, never a panic after training.
+    // Crafted records of the kept circuit: each a clear error naming what
+    // is wrong, never a panic after training.
     let path = out.join("checkpoint.safetensors");
     let clean = minnow_nn::Checkpoint::load(&path).unwrap();
-    let kept = ["best_ops", "best_member", "best_step", "best_score"];
-    for (member, step, score, words) in [
-        ("0", "1", "1", "'best_ops': expected one op per gate"),
-        ("7", "1", "1", "'best_member': expected a member below 3, found '7'"),
-        ("0", "99", "1", "'best_step': expected a step up to 3 (the run's), found '99'"),
-        ("0", "1", "NaN", "'best_score': expected a score in [0, 1], found 'NaN'"),
+    for (kept, words) in [
+        (r#"{"member":0,"step":1,"score":1.0}"#, "ops: expected one op per gate"),
+        (r#"{"member":7,"step":1,"score":1.0}"#, "member: expected a member below 3, found 7"),
+        (r#"{"member":0,"step":99,"score":1.0}"#, "expected a step up to 3 (the run's), found 99"),
+        (r#"{"member":0,"step":1,"score":1.5}"#, "score: expected a score in [0, 1], found 1.5"),
+        (r#"{"member":0,"step":1,"score":1.0,"seed":4}"#, "unknown field `seed`"),
     ] {
-        let writer = clean.rewrite(&kept).tensor("best_ops", &[3], &[0.0, 1.0, 2.0]);
-        writer.meta("best_member", member).meta("best_step", step).meta("best_score", score).save(&path).unwrap();
+        let writer = clean.rewrite(&["kept", "kept.ops"]).tensor("kept.ops", &[3], &[0.0, 1.0, 2.0]);
+        writer.meta("kept", kept).save(&path).unwrap();
         let output = train(&out, &config, 6, true);
         let err = String::from_utf8_lossy(&output.stderr);
-        assert!(!output.status.success() && err.contains(words) && !err.contains("panicked"), "{words}: {err}");
+        assert!(!output.status.success() && err.contains("'kept'") && err.contains(words), "{words}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
     }
+    // Member 0's file of the per-member layout this one replaced.
+    let old = clean.rewrite(&["format"]).meta("best_step", "1");
+    old.save(&path).unwrap();
+    let output = train(&out, &config, 6, true);
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success() && err.contains("format 'minnow-run/1', found no format tag"), "{err}");
     clean.rewrite(&[]).save(&path).unwrap();
 
     // Without --resume an existing run is not overwritten.

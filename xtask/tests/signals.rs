@@ -91,8 +91,8 @@ fn a_signal_checkpoints_and_a_second_run_into_the_same_out_is_refused() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
-/// logic-ca trains in a loop of its own: the first signal ends it the same
-/// way, with a checkpoint the run resumes from.
+/// logic-ca, a population of members stepped together: the first signal
+/// ends it the same way, with a checkpoint the run resumes from.
 #[test]
 fn a_signal_checkpoints_a_logic_ca_run() {
     let root = std::env::temp_dir().join(format!("minnow-xtask-signals-logic-{}", std::process::id()));

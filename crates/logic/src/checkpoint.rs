@@ -1,22 +1,27 @@
-//! Checkpoints of a logic-CA run, in minnow's safetensors format
-//! (`minnow_nn::Checkpoint`, written atomically): every layer's logits,
-//! AdamW's moments, and as metadata the config, the circuit's shape, the
-//! step, AdamW's step count and the data generator's state. A run resumed
-//! from one continues bit-identically.
+//! A logic-CA run in the run-checkpoint layout (`docs/CHECKPOINT.md`):
+//! one file for the whole population. Slot s's member keeps its logits
+//! under `slot.<s>.model.`, AdamW's moments in the logits' shapes under
+//! `slot.<s>.optimizer.` and its data generator as `rng.slot.<s>.data`;
+//! the population adds which member each slot holds, the first perfect
+//! step and the kept circuit. A run resumed from one continues
+//! bit-identically, across restarts too.
 
 use crate::ca::LogicCaConfig;
 use crate::population::{member_of_slot, member_seed};
 use crate::train::CheckerboardTrainer;
-use crate::{CheckerboardConfig, Kept, LogicError, Population, Result};
-use minnow_nn::{Checkpoint, CheckpointWriter};
-use minnow_optim::{Optimizer, load_state_by_param, state_by_param};
-use std::path::Path;
+use crate::{Kept, Population};
+use minnow_train::{Result, RunCheckpoint, RunCheckpointWriter, TrainError};
+use serde::{Deserialize, Serialize};
 
-/// The `task` metadata of a logic-CA checkpoint.
+/// The task of a logic-CA run checkpoint.
 pub const TASK: &str = "logic-ca";
 
+/// The tensor of the kept circuit's ops, one per parameter gate.
+const KEPT_OPS: &str = "kept.ops";
+
 /// The shape of a circuit in words: what two runs must share for one's
-/// logits to mean anything to the other.
+/// logits to mean anything to the other (written beside the config for
+/// whoever reads the file; the config identity is what a resume checks).
 pub fn circuit_shape(ca: &LogicCaConfig) -> String {
     format!(
         "{}x{} grid, {} channels, {} kernels, perception {:?}, update {:?}, {:?} boundary",
@@ -24,137 +29,132 @@ pub fn circuit_shape(ca: &LogicCaConfig) -> String {
     )
 }
 
-fn bad(detail: impl std::fmt::Display) -> LogicError {
-    LogicError::Checkpoint(detail.to_string())
+/// The kept circuit apart from its ops (a tensor of their own) and its
+/// seed (the member's).
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KeptRecord {
+    member: usize,
+    step: usize,
+    score: f64,
+}
+
+fn slot_group(slot: usize, part: &str) -> String {
+    format!("slot.{slot}.{part}")
+}
+
+fn bad(key: &str, detail: String) -> TrainError {
+    TrainError::BadState { key: key.to_string(), detail }
 }
 
 impl CheckerboardTrainer {
-    /// A checkpoint of the run so far, to save as is or with more
-    /// metadata and tensors of the caller's.
-    pub fn checkpoint(&self) -> Result<CheckpointWriter> {
+    /// Writes this member's logits, AdamW state and data generator as
+    /// slot `slot`'s.
+    fn save_slot(&self, slot: usize, checkpoint: &mut RunCheckpointWriter) -> Result<()> {
         let params = self.ca.params();
-        let mut writer = CheckpointWriter::new().params(params);
-        for (name, values) in state_by_param(&self.optimizer, params)? {
-            // "adamw.m.<layer>": the moments have their layer's shape.
-            let layer = name.splitn(3, '.').nth(2).unwrap_or_default();
-            let dims = params.find(layer).map_or(vec![values.len()], |id| params.shape(id).dims().to_vec());
-            writer = writer.tensor(&name, &dims, values);
-        }
-        let rng = serde_json::to_string(&self.rng).map_err(bad)?;
-        Ok(writer
-            .meta("task", TASK)
-            .meta("circuit", circuit_shape(&self.config.ca))
-            .meta("config", self.config.to_json())
-            .meta("identity", self.config.identity().to_string())
-            .meta("step", self.step.to_string())
-            .meta("adam_steps", self.optimizer.step_count().to_string())
-            .meta("rng", rng))
+        checkpoint
+            .params(&slot_group(slot, "model"), params)
+            .optimizer(&slot_group(slot, "optimizer"), &self.optimizer, params)?
+            .rng(&slot_group(slot, "data"), &self.rng);
+        Ok(())
     }
 
-    /// Writes [`checkpoint`](Self::checkpoint) to `path` atomically.
-    pub fn save(&self, path: &Path) -> Result<()> {
-        self.checkpoint()?.save(path).map_err(bad)
-    }
-
-    /// The run of `config` continued from `checkpoint`: an error naming
-    /// the difference if the checkpoint holds another circuit shape or was
-    /// trained with other settings (only `train_steps` and
-    /// `checkpoint_every` may change), or if anything is missing.
-    pub fn from_checkpoint(config: &CheckerboardConfig, checkpoint: &Checkpoint) -> Result<Self> {
-        config.validate()?;
-        let meta = |key: &str| checkpoint.require_meta(key).map_err(bad);
-        let task = meta("task")?;
-        if task != TASK {
-            return Err(bad(format!("expected a {TASK} checkpoint, found one of task '{task}'")));
-        }
-        let (saved, ours) = (meta("circuit")?, circuit_shape(&config.ca));
-        if saved != ours {
-            return Err(bad(format!("the checkpoint holds a circuit of {saved}; this run builds {ours}")));
-        }
-        let saved: serde_json::Value = serde_json::from_str(meta("identity")?).map_err(bad)?;
-        let ours = config.identity();
-        if saved != ours {
-            let differ: Vec<String> = match (&saved, &ours) {
-                (serde_json::Value::Object(a), serde_json::Value::Object(b)) => b
-                    .iter()
-                    .filter(|(k, v)| a.get(*k) != Some(*v))
-                    .map(|(k, v)| format!("{k} {} (this run: {v})", a.get(k).unwrap_or(&serde_json::Value::Null)))
-                    .collect(),
-                _ => vec!["unreadable settings".to_string()],
-            };
-            return Err(bad(format!("the checkpoint was trained with other settings: {}", differ.join(", "))));
-        }
-        let number = |key: &str| -> Result<u64> {
-            meta(key)?.parse().map_err(|_| bad(format!("metadata '{key}' is not a whole number")))
-        };
-        let (step, adam_steps) = (number("step")?, number("adam_steps")?);
-        let rng: rand_pcg::Pcg64 = serde_json::from_str(meta("rng")?).map_err(|e| bad(format!("rng: {e}")))?;
-
-        let mut trainer = Self::new(config)?;
-        checkpoint.restore_params(trainer.ca.params_mut()).map_err(bad)?;
-        load_state_by_param(&mut trainer.optimizer, trainer.ca.params(), |name| checkpoint.tensor(name))?;
-        trainer.optimizer.set_step_count(adam_steps);
-        trainer.step = step as usize;
-        trainer.rng = rng;
-        Ok(trainer)
-    }
-
-    /// [`from_checkpoint`](Self::from_checkpoint) of the file at `path`.
-    pub fn resume(config: &CheckerboardConfig, path: &Path) -> Result<Self> {
-        let checkpoint = Checkpoint::load(path).map_err(bad)?;
-        Self::from_checkpoint(config, &checkpoint)
+    /// Reads slot `slot`'s state into this freshly built member, which
+    /// then stands at the run's step `step`.
+    fn restore_slot(&mut self, slot: usize, step: usize, checkpoint: &RunCheckpoint) -> Result<()> {
+        checkpoint.restore_params(&slot_group(slot, "model"), self.ca.params_mut())?;
+        checkpoint.restore_optimizer(&slot_group(slot, "optimizer"), &mut self.optimizer, self.ca.params())?;
+        self.rng = checkpoint.rng(&slot_group(slot, "data"))?;
+        self.step = step;
+        Ok(())
     }
 }
 
 impl Population {
-    /// Restores what the population had found from the metadata of member
-    /// 0's checkpoint (`first_perfect`; the kept circuit as `best_ops`,
-    /// `best_member`, `best_step`, `best_score`), every field checked
-    /// against this run (a crafted value is an error naming the field,
-    /// never a panic later). Call on a population whose members are
-    /// already resumed.
-    pub fn restore_kept(&mut self, checkpoint: &Checkpoint) -> Result<()> {
-        let steps = self.steps_done();
-        let field = |key: &str, expected: &str, found: &str| {
-            bad(format!("metadata '{key}': expected {expected}, found '{found}'"))
+    /// Writes every member's state, which member each slot holds
+    /// (`members`), the first perfect step and the kept circuit.
+    pub fn save_state(&self, checkpoint: &mut RunCheckpointWriter) -> Result<()> {
+        let (config, steps) = (self.config(), self.steps_done());
+        for (slot, member) in self.members().iter().enumerate() {
+            member.save_slot(slot, checkpoint)?;
+        }
+        let members: Vec<usize> = (0..config.population).map(|s| member_of_slot(config, s, steps)).collect();
+        checkpoint
+            .json("config", config)
+            .meta("circuit", circuit_shape(&config.ca))
+            .json("members", &members)
+            .json("first_perfect", &self.first_perfect());
+        let kept = self.kept().map(|k| KeptRecord { member: k.member, step: k.step, score: k.score });
+        checkpoint.json("kept", &kept);
+        if let Some(k) = self.kept() {
+            let ops: Vec<f32> = k.ops.iter().map(|&op| op as f32).collect();
+            checkpoint.tensor(KEPT_OPS, &[ops.len()], &ops);
+        }
+        Ok(())
+    }
+
+    /// The inverse of [`save_state`](Self::save_state), into a population
+    /// freshly built from the same config. Every value is checked against
+    /// this run (a crafted one is an error naming its key, never a panic
+    /// later), and nothing is replaced unless all of it restores.
+    pub fn restore_state(&mut self, checkpoint: &RunCheckpoint) -> Result<()> {
+        let config = self.config().clone();
+        let steps = checkpoint.step()? as usize;
+        // Which members the slots hold depends on the restarts so far.
+        let expected: Vec<usize> = (0..config.population).map(|s| member_of_slot(&config, s, steps)).collect();
+        let members: Vec<usize> = checkpoint.json("members")?;
+        if members != expected {
+            let detail = format!("expected the members {expected:?} at step {steps}, found {members:?}");
+            return Err(bad("members", detail));
+        }
+        let mut trainers = Vec::with_capacity(config.population);
+        for (slot, &member) in members.iter().enumerate() {
+            let mut trainer =
+                CheckerboardTrainer::new(&Population::member_config(&config, member)).map_err(TrainError::task)?;
+            trainer.restore_slot(slot, steps, checkpoint)?;
+            trainers.push(trainer);
+        }
+        // A repair after the last step offers its circuit as the next.
+        let check_step = |key: &str, step: usize| match step <= steps {
+            true => Ok(step),
+            false => Err(bad(key, format!("expected a step up to {steps} (the run's), found {step}"))),
         };
-        let step = |key: &str| -> Result<usize> {
-            let text = checkpoint.require_meta(key).map_err(bad)?;
-            // A repair after the last step offers its circuit as the next.
-            let expected = format!("a step up to {steps} (the run's)");
-            text.parse::<usize>().ok().filter(|&s| s <= steps).ok_or_else(|| field(key, &expected, text))
-        };
-        let first_perfect = match checkpoint.meta("first_perfect") {
-            None | Some("none") => None,
-            Some(_) => Some(step("first_perfect")?),
-        };
-        let kept = match checkpoint.tensor("best_ops") {
+        let first_perfect = match checkpoint.json::<Option<usize>>("first_perfect")? {
+            Some(step) => Some(check_step("first_perfect", step)?),
             None => None,
-            Some(ops) => {
+        };
+        let kept = match checkpoint.json::<Option<KeptRecord>>("kept")? {
+            None => None,
+            Some(record) => {
                 // Every member trained so far, restarted ones included.
-                let config = self.config();
-                let members = member_of_slot(config, config.population - 1, steps) + 1;
-                let text = checkpoint.require_meta("best_member").map_err(bad)?;
-                let expected = format!("a member below {members}");
-                let member = text.parse::<usize>().ok().filter(|&m| m < members);
-                let member = member.ok_or_else(|| field("best_member", &expected, text))?;
-                let text = checkpoint.require_meta("best_score").map_err(bad)?;
-                let score = text.parse::<f64>().ok().filter(|s| (0.0..=1.0).contains(s));
-                let score = score.ok_or_else(|| field("best_score", "a score in [0, 1]", text))?;
-                let step = step("best_step")?;
-                let gates = self.members()[0].ca.circuit().params;
+                let trained = expected[config.population - 1] + 1;
+                if record.member >= trained {
+                    let detail = format!("member: expected a member below {trained}, found {}", record.member);
+                    return Err(bad("kept", detail));
+                }
+                if !(0.0..=1.0).contains(&record.score) {
+                    return Err(bad("kept", format!("score: expected a score in [0, 1], found {}", record.score)));
+                }
+                let step = check_step("kept", record.step)?;
+                let ops = checkpoint
+                    .raw()
+                    .tensor(KEPT_OPS)
+                    .ok_or_else(|| minnow_nn::NnError::MissingTensor { name: KEPT_OPS.to_string() })?;
+                let gates = trainers[0].ca.circuit().params;
                 if ops.len() != gates {
-                    let expected = format!("one op per gate ({gates} values)");
-                    return Err(field("best_ops", &expected, &format!("{} values", ops.len())));
+                    let detail = format!("ops: expected one op per gate ({gates} values), found {} values", ops.len());
+                    return Err(bad("kept", detail));
                 }
                 let op_range = 0.0..crate::gates::OPS as f32;
                 if let Some(op) = ops.iter().find(|&&op| !(op_range.contains(&op) && op.fract() == 0.0)) {
-                    return Err(field("best_ops", &format!("ops 0..{}", crate::gates::OPS), &op.to_string()));
+                    return Err(bad("kept", format!("ops: expected ops 0..{}, found {op}", crate::gates::OPS)));
                 }
-                let seed = member_seed(self.config().seed, member);
-                Some(Kept { member, seed, step, score, ops: ops.iter().map(|&op| op as u8).collect() })
+                let seed = member_seed(config.seed, record.member);
+                let ops = ops.iter().map(|&op| op as u8).collect();
+                Some(Kept { member: record.member, seed, step, score: record.score, ops })
             }
         };
+        *self = Population::from_members(&config, trainers);
         self.restore(first_perfect, kept);
         Ok(())
     }

@@ -1,6 +1,5 @@
 /// What a caller can get wrong: wiring that cannot be built, a grid or a
-/// configuration out of range, data of the wrong size, a checkpoint of
-/// another run, a diverging loss.
+/// configuration out of range, data of the wrong size, a diverging loss.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum LogicError {
     #[error(
@@ -81,9 +80,6 @@ pub enum LogicError {
     /// names the key and what it needs).
     #[error("config: {0}")]
     Config(String),
-    /// A checkpoint that cannot be read or is of another run.
-    #[error("checkpoint: {0}")]
-    Checkpoint(String),
     /// The trainer's worker threads could not be started.
     #[error("worker threads: {0}")]
     ThreadPool(String),

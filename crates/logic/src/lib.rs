@@ -13,9 +13,12 @@
 //! - [`train`]: the checkerboard task and its variants (Game of Life,
 //!   asynchronous updates), from a serde'd, validated config: unrolled
 //!   rollout with backward through time on worker threads, AdamW, hard
-//!   accuracy each step; [`checkpoint`]: atomic checkpoints, exact resume.
+//!   accuracy each step.
 //! - [`population`]: several members trained side by side, and the one
-//!   policy that picks the circuit a run keeps.
+//!   policy that picks the circuit a run keeps; [`run`]: the population
+//!   as a `minnow_train::Run` ([`LogicCaRun`]), so the one run driver
+//!   trains it; [`checkpoint`]: the population in the one run-checkpoint
+//!   layout, exact resume.
 //! - `CheckerboardTrainer::set_target`: any target grid in place of the
 //!   checkerboard (the `drawn_pattern` example grows an ASCII drawing).
 //! - [`hard`]: argmax circuits, pruned, run bit-parallel (64 cells per
@@ -94,6 +97,7 @@ pub mod reference;
 pub mod repair;
 pub mod robustness;
 mod rollout;
+pub mod run;
 // The one module allowed `unsafe`: calls into target-feature copies.
 #[allow(unsafe_code)]
 mod simd;
@@ -109,6 +113,7 @@ pub use hard::{BitGrid, HardProgram, HardScratch, Prune};
 pub use layer::{Gate, GateLayer};
 pub use population::{Kept, Population, selection_score};
 pub use rollout::{Rollout, SoftRollout};
+pub use run::LogicCaRun;
 pub use train::{
     CheckerboardConfig, CheckerboardTrainer, RepairConfig, StepReport, Trained, Variant, checkerboard,
     hard_checkerboard_accuracy, train_checkerboard,

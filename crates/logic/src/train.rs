@@ -405,13 +405,6 @@ impl CheckerboardConfig {
         self.optimizer.validate()?;
         Ok(())
     }
-
-    /// The fields a resumed run must share with the checkpoint's run (all
-    /// but the length of the run and the checkpoint interval), as JSON.
-    pub(crate) fn identity(&self) -> serde_json::Value {
-        let same = Self { train_steps: 0, checkpoint_every: 0, ..self.clone() };
-        serde_json::to_value(same).expect("a config always serialises")
-    }
 }
 
 /// Lays `over` onto `base`: objects key by key (recursively), anything

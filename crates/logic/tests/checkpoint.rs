@@ -1,61 +1,87 @@
 //! Checkpoints: a run saved midway and resumed ends bit-identical to a
-//! straight one; checkpoints of other circuits or settings, and configs
-//! that cannot be built, are clear errors.
+//! straight one, across the members' restarts too; checkpoints of other
+//! circuits or settings, of the old per-member layout, and bytes that are
+//! no checkpoint are clear errors; configs that cannot be built too.
 
-use minnow_logic::{CheckerboardConfig, CheckerboardTrainer, LogicCaConfig, LogicError, Variant};
-use minnow_nn::Checkpoint;
+use minnow_logic::{CheckerboardConfig, LogicCaConfig, LogicCaRun, Variant};
+use minnow_nn::{Checkpoint, CheckpointWriter};
+use minnow_train::{Cadence, Run, TrainError, drive, resume};
+use std::path::{Path, PathBuf};
 
-/// A small, fast run (8x8, 3 CA steps) that still uses both threads.
+/// A small, fast run (8x8, 3 CA steps, 2 members) that still uses both
+/// threads, its members restarted every 4 steps, never ending early.
 fn small() -> CheckerboardConfig {
     CheckerboardConfig {
         ca: LogicCaConfig { height: 8, width: 8, ..LogicCaConfig::default() },
         ca_steps: 3,
+        population: 2,
+        restart_after: 4,
+        stop_score: 2.0,
         ..CheckerboardConfig::default()
     }
 }
 
-fn dir(name: &str) -> std::path::PathBuf {
+fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("minnow-logic-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d
 }
 
-fn run(trainer: &mut CheckerboardTrainer, steps: usize) -> Vec<minnow_logic::StepReport> {
-    (0..steps).map(|_| trainer.step().unwrap()).collect()
+/// Every step's loss and hard accuracy, as the driver reports them.
+#[derive(Default)]
+struct Reports(Vec<(u64, &'static str, f64)>);
+
+impl minnow_train::Observer for Reports {
+    fn observe(&mut self, event: minnow_train::Event<'_>) {
+        if let minnow_train::Event::Step { step, metrics, .. } | minnow_train::Event::Eval { step, metrics } = event {
+            self.0.extend(metrics.iter().map(|&(name, value)| (step, name, value)));
+        }
+    }
+}
+
+/// Drives a run of `config` to `steps` steps (resuming from `path` if
+/// given), checkpointing to `save`.
+fn train(config: &CheckerboardConfig, steps: usize, from: Option<&Path>, save: &Path) -> (LogicCaRun, Reports) {
+    let config = CheckerboardConfig { train_steps: steps, ..config.clone() };
+    let mut run = LogicCaRun::new(&config).unwrap();
+    if let Some(path) = from {
+        resume(&mut run, path).unwrap();
+    }
+    let cadence = Cadence { eval_every: 1, checkpoint_every: 1000, eval_at_end: false };
+    let mut reports = Reports::default();
+    drive(&mut run, cadence, Some(save), &mut reports).unwrap();
+    (run, reports)
 }
 
 fn assert_resumes_exactly(config: &CheckerboardConfig, name: &str) {
-    let path = dir(name).join("checkpoint.safetensors");
-    let mut straight = CheckerboardTrainer::new(config).unwrap();
-    let all = run(&mut straight, 9);
+    let dir = dir(name);
+    let (straight, whole) = (dir.join("straight.safetensors"), dir.join("midway.safetensors"));
+    let (run, all) = train(config, 9, None, &straight);
+    let (_, before) = train(config, 4, None, &whole);
+    let (resumed, after) = train(config, 9, Some(&whole), &whole);
+    assert_eq!(resumed.step(), 9);
+    assert_eq!([before.0, after.0].concat(), all.0, "reports of the resumed run");
 
-    let mut first = CheckerboardTrainer::new(config).unwrap();
-    let before = run(&mut first, 4);
-    first.save(&path).unwrap();
-    drop(first);
-    let mut resumed = CheckerboardTrainer::resume(config, &path).unwrap();
-    assert_eq!(resumed.steps_done(), 4);
-    let after = run(&mut resumed, 5);
-
-    assert_eq!([before, after].concat(), all, "reports of the resumed run");
-    assert_eq!(resumed.model().params().values(), straight.model().params().values(), "logits");
-    // The optimiser and generator states match too: the checkpoints agree
-    // tensor by tensor and in every piece of metadata.
-    let (pa, pb) = (path.with_extension("a"), path.with_extension("b"));
-    straight.save(&pa).unwrap();
-    resumed.save(&pb).unwrap();
-    let (a, b) = (Checkpoint::load(&pa).unwrap(), Checkpoint::load(&pb).unwrap());
+    // Every member's logits, optimiser and generator state, and what the
+    // population kept, agree tensor by tensor and key by key.
+    let (a, b) = (Checkpoint::load(&straight).unwrap(), Checkpoint::load(&whole).unwrap());
     let names: Vec<&str> = a.names().collect();
     assert_eq!(names, b.names().collect::<Vec<_>>());
-    assert!(names.iter().any(|n| n.starts_with("adamw.v.")), "{names:?}");
+    assert!(names.contains(&"slot.1.optimizer.adamw.v.update.0"), "{names:?}");
     for name in names {
         assert!(a.tensor(name) == b.tensor(name), "{name} differs");
     }
-    for key in ["step", "adam_steps", "rng", "config", "identity", "circuit"] {
+    let keys = ["format", "task", "step", "members", "first_perfect", "kept", "config", "circuit"];
+    for key in keys.into_iter().chain(["rng.slot.0.data", "rng.slot.1.data", "counter.slot.1.optimizer.step_count"]) {
         assert_eq!(a.meta(key), b.meta(key), "{key}");
     }
-    assert_eq!(a.meta("step"), Some("9"));
-    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    assert_eq!((a.meta("format"), a.meta("step")), (Some("minnow-run/1"), Some("9")));
+    // Restarted as steps 5 (just after the resume) and 9 began: the slots
+    // hold members 4 and 5.
+    assert_eq!(a.meta("members"), Some("[4,5]"));
+    let (x, y) = (run.population(), resumed.population());
+    assert_eq!((x.first_perfect(), x.kept()), (y.first_perfect(), y.kept()));
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
@@ -71,6 +97,8 @@ fn resumed_async_run_is_bit_identical() {
         ca: LogicCaConfig { height: 6, width: 6, ..LogicCaConfig::default() },
         ca_steps: 4,
         batch: 2,
+        restart_after: 4,
+        stop_score: 2.0,
         ..CheckerboardConfig::asynchronous()
     };
     assert_resumes_exactly(&config, "resume-async");
@@ -78,38 +106,49 @@ fn resumed_async_run_is_bit_identical() {
 
 #[test]
 fn resuming_may_change_the_run_length_only() {
-    let path = dir("length").join("checkpoint.safetensors");
+    let dir = dir("length");
+    let path = dir.join("checkpoint.safetensors");
     let config = small();
-    let mut t = CheckerboardTrainer::new(&config).unwrap();
-    run(&mut t, 2);
-    t.save(&path).unwrap();
+    train(&config, 2, None, &path);
     let longer = CheckerboardConfig { train_steps: 900, checkpoint_every: 7, ..config.clone() };
-    assert_eq!(CheckerboardTrainer::resume(&longer, &path).unwrap().steps_done(), 2);
+    let mut run = LogicCaRun::new(&longer).unwrap();
+    resume(&mut run, &path).unwrap();
+    assert_eq!(run.step(), 2);
 
     let other_seed = CheckerboardConfig { seed: 99, ..config.clone() };
-    let e = CheckerboardTrainer::resume(&other_seed, &path).unwrap_err();
-    assert!(matches!(e, LogicError::Checkpoint(_)), "{e}");
-    assert!(e.to_string().contains("seed") && e.to_string().contains("99"), "{e}");
-    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    let e = resume(&mut LogicCaRun::new(&other_seed).unwrap(), &path).unwrap_err();
+    assert!(matches!(e, TrainError::ConfigMismatch { .. }), "{e}");
+    assert!(e.to_string().contains("seed = 1, this run is seed = 99"), "{e}");
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
-fn a_checkpoint_of_another_circuit_shape_is_a_clear_error() {
-    let path = dir("shape").join("checkpoint.safetensors");
+fn a_checkpoint_of_another_circuit_or_layout_is_a_clear_error() {
+    let dir = dir("shape");
+    let path = dir.join("checkpoint.safetensors");
     let config = small();
-    CheckerboardTrainer::new(&config).unwrap().save(&path).unwrap();
+    train(&config, 1, None, &path);
     let mut update = config.ca.update.clone();
     update[2] = 200;
     let other = CheckerboardConfig { ca: LogicCaConfig { update, ..config.ca.clone() }, ..config.clone() };
-    let e = CheckerboardTrainer::resume(&other, &path).unwrap_err();
-    let text = e.to_string();
-    assert!(text.contains("circuit of") && text.contains("200"), "{text}");
+    let e = resume(&mut LogicCaRun::new(&other).unwrap(), &path).unwrap_err().to_string();
+    assert!(e.contains("ca.update") && e.contains("200"), "{e}");
+
+    // Member 0's file of the per-member layout before the run checkpoint.
+    CheckpointWriter::new()
+        .tensor("update.0", &[1], &[0.0])
+        .meta("task", "logic-ca")
+        .meta("step", "3")
+        .save(&path)
+        .unwrap();
+    let e = resume(&mut LogicCaRun::new(&config).unwrap(), &path).unwrap_err().to_string();
+    assert!(e.contains("expected a run checkpoint of format 'minnow-run/1', found no format tag"), "{e}");
 
     // Bytes that are not a checkpoint, and a missing file: errors, no panic.
     std::fs::write(&path, b"not a checkpoint").unwrap();
-    assert!(matches!(CheckerboardTrainer::resume(&config, &path), Err(LogicError::Checkpoint(_))));
-    assert!(CheckerboardTrainer::resume(&config, &path.with_extension("missing")).is_err());
-    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    assert!(resume(&mut LogicCaRun::new(&config).unwrap(), &path).is_err());
+    assert!(resume(&mut LogicCaRun::new(&config).unwrap(), &path.with_extension("missing")).is_err());
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]

@@ -38,7 +38,8 @@ pub use checkpoint::{RunCheckpoint, RunCheckpointWriter, config_identity, descri
 pub use error::{Result, TrainError};
 pub use events::{Event, Observer};
 pub use run::{Cadence, Metrics, Run, Timing, drive, resume, save};
-pub use stop::{Driving, request_stop, stop_requested};
+use stop::Driving;
+pub use stop::{request_stop, stop_requested};
 
 /// Reads the UCI digits from `data/digits.csv.gz` (pixels scaled to [0, 1])
 /// and splits it as documented: rows with `i % 5 == 0` are the test set.

@@ -25,15 +25,15 @@ pub fn stop_requested() -> bool {
     REQUESTED.load(Ordering::Relaxed)
 }
 
-/// Marks a driver as running while it lives: a training loop of its own
-/// (not [`drive`](crate::drive)) holds one to be asked to stop
-/// ([`stop_requested`]) rather than be killed by the first signal.
+/// Marks a driver as running while it lives: [`drive`](crate::drive)
+/// holds one, so the first signal asks it to stop ([`stop_requested`])
+/// rather than kill the process.
 #[derive(Debug)]
-pub struct Driving;
+pub(crate) struct Driving;
 
 impl Driving {
     /// Counts a driver as running until the value drops.
-    pub fn start() -> Self {
+    pub(crate) fn start() -> Self {
         DRIVING.fetch_add(1, Ordering::SeqCst);
         Self
     }
