@@ -14,8 +14,8 @@ use crate::error::XtaskError;
 use crate::eval::{EVAL_SEED, PUBEVAL_GAMES, connect4_suite};
 use crate::pubeval_match::backgammon_suite;
 use crate::train::{FrontEnd, TrainArgs, layered};
-use minnow_envs::{Backgammon, ConnectFour, Game};
 use minnow_dist::Collective;
+use minnow_envs::{Backgammon, ConnectFour, Game};
 use minnow_rl::RlError;
 use minnow_rl::alphazero::{AzAgent, AzConfig, AzRun, EvalReport, Learner, play_for_learner};
 use minnow_train::{Cadence, Event, Observer};
@@ -26,14 +26,18 @@ use std::time::Instant;
 /// (rank 0) and actors (every other rank).
 pub fn train_az(task: &str, args: &TrainArgs, world: Option<&Rc<dyn Collective>>) -> Result<(), XtaskError> {
     match task {
-        "az-connect4" => train::<ConnectFour>(task, minnow_tasks::alphazero_presets::connect4(), args, world, &|agent| {
-            let r = connect4_suite(agent, None, agent.config.eval.final_games, EVAL_SEED ^ 1)?;
-            Ok(Suite { matches: r.matches, table: r.table(), json: serde_json::to_value(&r).unwrap_or_default() })
-        }),
-        "az-backgammon" => train::<Backgammon>(task, minnow_tasks::alphazero_presets::backgammon(), args, world, &|agent| {
-            let r = backgammon_suite(agent, None, PUBEVAL_GAMES, EVAL_SEED ^ 1)?;
-            Ok(Suite { matches: r.matches, table: r.table(), json: serde_json::to_value(&r).unwrap_or_default() })
-        }),
+        "az-connect4" => {
+            train::<ConnectFour>(task, minnow_tasks::alphazero_presets::connect4(), args, world, &|agent| {
+                let r = connect4_suite(agent, None, agent.config.eval.final_games, EVAL_SEED ^ 1)?;
+                Ok(Suite { matches: r.matches, table: r.table(), json: serde_json::to_value(&r).unwrap_or_default() })
+            })
+        }
+        "az-backgammon" => {
+            train::<Backgammon>(task, minnow_tasks::alphazero_presets::backgammon(), args, world, &|agent| {
+                let r = backgammon_suite(agent, None, PUBEVAL_GAMES, EVAL_SEED ^ 1)?;
+                Ok(Suite { matches: r.matches, table: r.table(), json: serde_json::to_value(&r).unwrap_or_default() })
+            })
+        }
         _ => Err(format!("train: task '{task}' is not an AlphaZero task").into()),
     }
 }

@@ -105,7 +105,10 @@ fn train_task(task: &str, args: &TrainArgs, world: &Rc<dyn Collective>) -> Resul
         Some(_) if args.sweep_seeds.is_some() && task != "logic-ca" => {
             Err(format!("train: --sweep-seeds is for logic-ca, not '{task}'").into())
         }
-        Some(_) if distributed && !(task.starts_with("digits-") || task.starts_with("az-") || args.sweep_seeds.is_some()) => {
+        Some(_)
+            if distributed
+                && !(task.starts_with("digits-") || task.starts_with("az-") || args.sweep_seeds.is_some()) =>
+        {
             Err(format!("train: '{task}' does not train distributed yet; these do: {DISTRIBUTED}").into())
         }
         Some(_) if args.sweep_seeds.is_some() => Ok(crate::logic_sweep::sweep(args, world.as_ref())?),

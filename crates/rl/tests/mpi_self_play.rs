@@ -36,7 +36,8 @@ fn main() {
         }
         let games = (config.self_play.games_per_iteration * config.self_play.workers * actors) as u64;
         if report.self_play.games != games {
-            failures.push(format!("iteration {}: {} games, expected {games}", report.iteration, report.self_play.games));
+            failures
+                .push(format!("iteration {}: {} games, expected {games}", report.iteration, report.self_play.games));
         }
     }
     let run = learner.finish();

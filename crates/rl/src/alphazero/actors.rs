@@ -291,7 +291,10 @@ fn decode(bytes: &[u8], out: &mut Positions, obs: usize, actions: usize) -> Resu
     let stats = SelfPlayStats { games: next(), moves: next(), simulations: next(), results: [next(), next(), next()] };
     let expected = n.checked_mul(4 * (obs + actions + 1));
     if expected != Some(body.len()) {
-        return Err(format!("{n} positions of {obs} + {actions} + 1 values need {expected:?} bytes, found {}", body.len()));
+        return Err(format!(
+            "{n} positions of {obs} + {actions} + 1 values need {expected:?} bytes, found {}",
+            body.len()
+        ));
     }
     let mut values = body.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")));
     out.obs.extend(values.by_ref().take(n * obs));

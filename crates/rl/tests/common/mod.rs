@@ -1,8 +1,8 @@
 //! What several AlphaZero tests share.
 
-use minnow_rl::alphazero::{AzConfig, EvalConfig, NetworkConfig, SelfPlayConfig, TrainingConfig};
 use minnow_envs::TicTacToe;
 use minnow_envs::tictactoe::best_moves;
+use minnow_rl::alphazero::{AzConfig, EvalConfig, NetworkConfig, SelfPlayConfig, TrainingConfig};
 use minnow_rl::mcts::MctsConfig;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
