@@ -295,8 +295,7 @@ impl<G: Game + Default + Send> AzRun<G> {
         self.totals.train_seconds += seconds;
         // The actors play the next iteration while the learner evaluates
         // and checkpoints this one (not after the last).
-        let limit = self.config.time_limit_minutes * 60.0;
-        let last = self.iteration >= self.config.iterations || (limit > 0.0 && self.totals.train_seconds >= limit);
+        let last = self.iteration >= self.config.iterations || self.out_of_time();
         if let Some(actors) = actors
             && !last
         {
@@ -317,6 +316,12 @@ impl<G: Game + Default + Send> AzRun<G> {
             replay_len: self.replay.len(),
             totals: self.totals,
         })
+    }
+
+    /// Whether self-play and training have run the config's time limit.
+    pub(super) fn out_of_time(&self) -> bool {
+        let limit = self.config.time_limit_minutes * 60.0;
+        limit > 0.0 && self.totals.train_seconds >= limit
     }
 
     /// Makes the learner's parameters the snapshot self-play and the
