@@ -6,26 +6,38 @@
 //! evaluation rates the snapshot (Elo against earlier snapshots and the
 //! fixed opponents, random at 0): the curve goes to `elo.png` and the
 //! summary, the best-rated snapshot to `best/checkpoint.safetensors`.
+//! Under `mpirun -np K ... --distributed` rank 0 is the learner (replay,
+//! training, checkpoints, evaluation, everything written) and ranks 1..K
+//! are self-play actors (`minnow_rl::alphazero::play_for_learner`).
 
 use crate::error::XtaskError;
 use crate::eval::{EVAL_SEED, PUBEVAL_GAMES, connect4_suite};
 use crate::pubeval_match::backgammon_suite;
 use crate::train::{FrontEnd, TrainArgs, layered};
+use minnow_dist::Collective;
 use minnow_envs::{Backgammon, ConnectFour, Game};
-use minnow_rl::alphazero::{AzAgent, AzConfig, AzRun, EvalReport};
+use minnow_rl::RlError;
+use minnow_rl::alphazero::{AzAgent, AzConfig, AzRun, EvalReport, Learner, play_for_learner};
 use minnow_train::{Cadence, Event, Observer};
+use std::rc::Rc;
 use std::time::Instant;
 
-pub fn train_az(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
+/// Trains AlphaZero task `task`; in `world`, when given, as a learner
+/// (rank 0) and actors (every other rank).
+pub fn train_az(task: &str, args: &TrainArgs, world: Option<&Rc<dyn Collective>>) -> Result<(), XtaskError> {
     match task {
-        "az-connect4" => train::<ConnectFour>(task, minnow_tasks::alphazero_presets::connect4(), args, &|agent| {
-            let r = connect4_suite(agent, None, agent.config.eval.final_games, EVAL_SEED ^ 1)?;
-            Ok(Suite { matches: r.matches, table: r.table(), json: serde_json::to_value(&r).unwrap_or_default() })
-        }),
-        "az-backgammon" => train::<Backgammon>(task, minnow_tasks::alphazero_presets::backgammon(), args, &|agent| {
-            let r = backgammon_suite(agent, None, PUBEVAL_GAMES, EVAL_SEED ^ 1)?;
-            Ok(Suite { matches: r.matches, table: r.table(), json: serde_json::to_value(&r).unwrap_or_default() })
-        }),
+        "az-connect4" => {
+            train::<ConnectFour>(task, minnow_tasks::alphazero_presets::connect4(), args, world, &|agent| {
+                let r = connect4_suite(agent, None, agent.config.eval.final_games, EVAL_SEED ^ 1)?;
+                Ok(Suite { matches: r.matches, table: r.table(), json: serde_json::to_value(&r).unwrap_or_default() })
+            })
+        }
+        "az-backgammon" => {
+            train::<Backgammon>(task, minnow_tasks::alphazero_presets::backgammon(), args, world, &|agent| {
+                let r = backgammon_suite(agent, None, PUBEVAL_GAMES, EVAL_SEED ^ 1)?;
+                Ok(Suite { matches: r.matches, table: r.table(), json: serde_json::to_value(&r).unwrap_or_default() })
+            })
+        }
         _ => Err(format!("train: task '{task}' is not an AlphaZero task").into()),
     }
 }
@@ -42,6 +54,7 @@ fn train<G: Game + Default + Send + Sync>(
     task: &str,
     defaults: AzConfig,
     args: &TrainArgs,
+    world: Option<&Rc<dyn Collective>>,
     suite: &dyn Fn(&AzAgent) -> Result<Suite, String>,
 ) -> Result<(), XtaskError> {
     let mut config = layered(defaults, args.config.as_deref())?;
@@ -53,6 +66,17 @@ fn train<G: Game + Default + Send + Sync>(
     }
     config.validate().map_err(|e| format!("{task} config: {e}"))?;
     crate::eval::check_final_games(&config).map_err(|e| format!("{task} config: {e}"))?;
+    if let Some(world) = world {
+        if world.size() < 2 {
+            return Err(RlError::TooFewRanks { ranks: world.size() }.to_string().into());
+        }
+        let identity = serde_json::json!({ "task": task, "resume": args.resume, "config": config });
+        minnow_dist::agree(world.as_ref(), &identity.to_string(), minnow_train::describe_difference)?;
+        if world.rank() > 0 {
+            play_for_learner::<G>(&config, world.as_ref()).map_err(|e| e.to_string())?;
+            return Ok(());
+        }
+    }
 
     let (out, checkpoint) = crate::train::run_dir(args, task)?;
     let mut run = AzRun::<G>::new(config.clone()).map_err(|e| e.to_string())?;
@@ -63,12 +87,16 @@ fn train<G: Game + Default + Send + Sync>(
     crate::train::write_json(&out.join("config.json"), &config)?;
 
     let limit = config.time_limit_minutes;
+    let threads = config.self_play.workers;
+    let players = match world {
+        Some(world) => format!("the learner + {} actor rank(s) of {threads} self-play thread(s)", world.size() - 1),
+        None => format!("{threads} self-play thread(s) + the learner"),
+    };
     println!(
-        "training {task} (seed {}, {} iterations{}, {} self-play thread(s) + the learner) -> {}",
+        "training {task} (seed {}, {} iterations{}, {players}) -> {}",
         config.seed,
         config.iterations,
         if limit > 0.0 { format!(" or {limit} min") } else { String::new() },
-        config.self_play.workers,
         out.display()
     );
     // The curve shows the harder opponent when there is one (against
@@ -84,7 +112,16 @@ fn train<G: Game + Default + Send + Sync>(
     // An evaluation every `eval.every` iterations (0: only the final one).
     let eval_every = if config.eval.every == 0 { u64::MAX } else { config.eval.every };
     let cadence = Cadence { eval_every, checkpoint_every: config.checkpoint_every, eval_at_end: false };
-    let timing = minnow_train::drive(&mut run, cadence, Some(&checkpoint), &mut front)?;
+    let timing = match world {
+        None => minnow_train::drive(&mut run, cadence, Some(&checkpoint), &mut front)?,
+        Some(world) => {
+            let mut learner = Learner::new(run, world.clone()).map_err(|e| e.to_string())?;
+            let driven = minnow_train::drive(&mut learner, cadence, Some(&checkpoint), &mut front);
+            // The actors are done whatever the driver returned (a stop included).
+            run = learner.finish();
+            driven?
+        }
+    };
     let elo_seconds = front.elo_seconds;
     let mut front = front.front;
     front.bar.finish_and_clear();

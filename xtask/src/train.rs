@@ -41,7 +41,8 @@ pub struct TrainArgs {
     pub(crate) until_first: bool,
     /// Train as one rank of an MPI job (`mpirun -np K ...`; also detected
     /// from the launcher): digits-* data-parallel, logic-ca --sweep-seeds
-    /// spread over the ranks. Needs a build with `--features mpi`.
+    /// spread over the ranks, az-* with rank 0 learning and the others
+    /// playing (K >= 2). Needs a build with `--features mpi`.
     #[arg(long)]
     pub(crate) distributed: bool,
 }
@@ -92,7 +93,8 @@ pub fn run(args: TrainArgs) -> Result<(), XtaskError> {
 }
 
 /// The tasks that train as several MPI ranks.
-const DISTRIBUTED: &str = "digits-mlp, digits-cnn, digits-lstm (data-parallel) and logic-ca --sweep-seeds";
+const DISTRIBUTED: &str = "digits-mlp, digits-cnn, digits-lstm (data-parallel), logic-ca --sweep-seeds and \
+                           az-connect4, az-backgammon (a learner and self-play actors)";
 
 fn train_task(task: &str, args: &TrainArgs, world: &Rc<dyn Collective>) -> Result<(), XtaskError> {
     let distributed = args.distributed || world.size() > 1;
@@ -103,7 +105,10 @@ fn train_task(task: &str, args: &TrainArgs, world: &Rc<dyn Collective>) -> Resul
         Some(_) if args.sweep_seeds.is_some() && task != "logic-ca" => {
             Err(format!("train: --sweep-seeds is for logic-ca, not '{task}'").into())
         }
-        Some(_) if distributed && !(task.starts_with("digits-") || args.sweep_seeds.is_some()) => {
+        Some(_)
+            if distributed
+                && !(task.starts_with("digits-") || task.starts_with("az-") || args.sweep_seeds.is_some()) =>
+        {
             Err(format!("train: '{task}' does not train distributed yet; these do: {DISTRIBUTED}").into())
         }
         Some(_) if args.sweep_seeds.is_some() => Ok(crate::logic_sweep::sweep(args, world.as_ref())?),
@@ -113,7 +118,7 @@ fn train_task(task: &str, args: &TrainArgs, world: &Rc<dyn Collective>) -> Resul
         Some(_) if task == crate::cube_task::TASK => Ok(crate::cube_task::train_cube_solver(args)?),
         Some(_) if task == crate::td_task::TASK => crate::td_task::train_td_backgammon(args),
         Some(_) if task == "logic-ca" => Ok(crate::logic_task::train_logic_ca(args)?),
-        Some(_) if task.starts_with("az-") => Ok(crate::az_task::train_az(&task, args)?),
+        Some(_) if task.starts_with("az-") => Ok(crate::az_task::train_az(&task, args, distributed.then_some(world))?),
         Some(_) => train_digits(&task, args, world),
     }
 }

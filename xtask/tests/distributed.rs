@@ -2,7 +2,10 @@
 //! tests launch `mpirun` on loopback with 2 and 3 ranks): a data-parallel
 //! digits step equals the one-process step up to the order of additions,
 //! a seed sweep spread over ranks gives exactly the rows of one process per
-//! seed, and ranks started with different configs are refused.
+//! seed, and ranks started with different configs are refused;
+//! AlphaZero self-play with a learner and one actor trains the bits of one
+//! process, and a job killed through one of its actors resumes from the
+//! learner's last checkpoint on another rank count.
 #![cfg(feature = "mpi")]
 
 use minnow_nn::Checkpoint;
@@ -160,4 +163,108 @@ fn a_task_that_does_not_train_distributed_is_refused() {
     assert!(!output.status.success());
     assert!(stderr.contains("'dqn-cartpole' does not train distributed yet"), "{stderr}");
     assert!(!Path::new("/nonexistent/never").exists());
+}
+
+/// A tiny az-connect4 config: one self-play thread per process, a
+/// checkpoint every `checkpoint_every` iterations, evaluations only every
+/// `eval_every`.
+fn write_az_config(path: &Path, checkpoint_every: u64, eval_every: u64) {
+    let config = format!(
+        r#"{{"network": {{"width": 16, "blocks": 1}}, "mcts": {{"simulations": 16}},
+            "self_play": {{"workers": 1, "games_per_iteration": 8, "parallel_games": 8, "fast_simulations": 8}},
+            "training": {{"min_replay": 60, "steps_per_iteration": 4, "batch": 16}},
+            "eval": {{"every": {eval_every}, "games_vs_random": 2, "games_vs_rollout": 2, "rollout_simulations": 8,
+                      "simulations": 4, "threads": 1, "final_games": 2, "elo_pool": 0}},
+            "checkpoint_every": {checkpoint_every}}}"#
+    );
+    std::fs::write(path, config).unwrap();
+}
+
+fn train_az<'a>(cmd: &'a mut Command, config: &Path, out: &Path, iterations: u64) -> &'a mut Command {
+    cmd.args(["train", "az-connect4", "--steps", &iterations.to_string(), "--config"]).arg(config).arg("--out").arg(out)
+}
+
+#[test]
+fn a_learner_and_one_actor_train_the_bits_of_one_process() {
+    let root = root("az-bits");
+    let config = root.join("config.json");
+    write_az_config(&config, 2, 2);
+    let (one, two) = (root.join("one"), root.join("two"));
+    ok(train_az(&mut Command::new(XTASK), &config, &one, 4).output().expect("runs"));
+    let stdout = ok(train_az(&mut mpirun(2), &config, &two, 4).arg("--distributed").output().expect("runs"));
+    assert!(stdout.contains("the learner + 1 actor rank(s)"), "{stdout}");
+    let (a, b) = (
+        Checkpoint::load(&one.join("checkpoint.safetensors")).unwrap(),
+        Checkpoint::load(&two.join("checkpoint.safetensors")).unwrap(),
+    );
+    let names: Vec<&str> = a.names().collect();
+    assert_eq!(names, b.names().collect::<Vec<_>>());
+    for group in ["model.", "optimizer.", "replay."] {
+        assert!(names.iter().any(|n| n.starts_with(group)), "no tensor under {group}");
+    }
+    for name in names {
+        assert!(a.tensor(name).unwrap() == b.tensor(name).unwrap(), "{name} differs");
+    }
+    assert_eq!(a.meta("step"), Some("4"));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// The pid of rank `rank` of the job whose command line names `out`.
+fn rank_pid(out: &Path, rank: usize) -> Option<u32> {
+    let needle = out.to_string_lossy().into_owned();
+    let want = format!("OMPI_COMM_WORLD_RANK={rank}");
+    std::fs::read_dir("/proc").ok()?.flatten().find_map(|entry| {
+        let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+        let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+        let environ = std::fs::read(entry.path().join("environ")).ok()?;
+        let is_rank = environ.split(|&b| b == 0).any(|v| v == want.as_bytes());
+        let ours = String::from_utf8_lossy(&cmdline).contains(&needle) && cmdline.starts_with(XTASK.as_bytes());
+        (is_rank && ours).then_some(pid)
+    })
+}
+
+#[test]
+fn a_killed_actor_leaves_a_checkpoint_that_resumes_at_another_rank_count() {
+    let root = root("az-kill");
+    let config = root.join("config.json");
+    write_az_config(&config, 1, 1000);
+    let out = root.join("run");
+    let checkpoint = out.join("checkpoint.safetensors");
+    let mut job = train_az(&mut mpirun(3), &config, &out, 1000)
+        .arg("--distributed")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("mpirun starts");
+    let started = std::time::Instant::now();
+    let step = |path: &Path| Checkpoint::load(path).ok()?.meta("step")?.parse::<u64>().ok();
+    while step(&checkpoint).is_none_or(|s| s < 2) {
+        assert!(started.elapsed().as_secs() < 120, "no checkpoint after 2 iterations within 2 minutes");
+        assert!(job.try_wait().unwrap().is_none(), "the job ended before it was killed");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let actor = rank_pid(&out, 2).expect("rank 2 runs");
+    assert!(Command::new("kill").args(["-9", &actor.to_string()]).status().unwrap().success());
+    let status = job.wait().unwrap();
+    assert!(!status.success(), "the job survived a killed rank");
+    let at = step(&checkpoint).expect("the last checkpoint is whole");
+    let resumed = at + 2;
+    let stdout =
+        ok(train_az(&mut mpirun(2), &config, &out, resumed).args(["--distributed", "--resume"]).output().unwrap());
+    assert!(stdout.contains("the learner + 1 actor rank(s)"), "{stdout}");
+    assert_eq!(step(&checkpoint), Some(resumed));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn distributed_self_play_on_one_rank_says_it_needs_two() {
+    let root = root("az-one-rank");
+    let config = root.join("config.json");
+    write_az_config(&config, 1, 1);
+    let output = train_az(&mut mpirun(1), &config, &root.join("run"), 2).arg("--distributed").output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("distributed self-play needs at least 2 ranks"), "{stderr}");
+    assert!(!root.join("run").exists());
+    let _ = std::fs::remove_dir_all(&root);
 }

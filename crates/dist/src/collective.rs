@@ -24,6 +24,12 @@ pub trait Collective: std::fmt::Debug {
     /// Every rank's bytes, in rank order, on every rank.
     fn all_gather_bytes(&self, send: &[u8]) -> Vec<Vec<u8>>;
 
+    /// Every rank's bytes (of any lengths), in rank order, on rank 0; the
+    /// other ranks get nothing back. For results only the root needs
+    /// (self-play games for the learner), without sending each rank's to
+    /// all the others.
+    fn gather_bytes(&self, send: &[u8]) -> Vec<Vec<u8>>;
+
     /// Ends the whole job at once (MPI jobs die whole: a rank that returned
     /// on its own would leave the others waiting in a collective).
     fn abort(&self, code: i32) -> !;
@@ -49,6 +55,10 @@ impl Collective for Solo {
     fn broadcast(&self, _buffer: &mut [f32]) {}
 
     fn all_gather_bytes(&self, send: &[u8]) -> Vec<Vec<u8>> {
+        vec![send.to_vec()]
+    }
+
+    fn gather_bytes(&self, send: &[u8]) -> Vec<Vec<u8>> {
         vec![send.to_vec()]
     }
 

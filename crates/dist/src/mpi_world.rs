@@ -66,6 +66,26 @@ impl Collective for MpiWorld {
         counts.iter().zip(&displs).map(|(&n, &at)| all[at as usize..(at + n) as usize].to_vec()).collect()
     }
 
+    fn gather_bytes(&self, send: &[u8]) -> Vec<Vec<u8>> {
+        let root = self.world.process_at_rank(0);
+        let count = send.len() as Count;
+        if self.world.rank() != 0 {
+            root.gather_into(&count);
+            root.gather_varcount_into(send);
+            return Vec::new();
+        }
+        let mut counts = vec![0 as Count; self.size()];
+        root.gather_into_root(&count, &mut counts[..]);
+        let displs: Vec<Count> = counts.iter().scan(0, |at, &n| Some(std::mem::replace(at, *at + n))).collect();
+        // One byte more than needed, as in `all_gather_bytes`.
+        let mut all = vec![0u8; counts.iter().map(|&n| n as usize).sum::<usize>() + 1];
+        {
+            let mut partition = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
+            root.gather_varcount_into_root(send, &mut partition);
+        }
+        counts.iter().zip(&displs).map(|(&n, &at)| all[at as usize..(at + n) as usize].to_vec()).collect()
+    }
+
     fn abort(&self, code: i32) -> ! {
         self.world.abort(code)
     }

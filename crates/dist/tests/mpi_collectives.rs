@@ -21,7 +21,7 @@ type Check = fn(&Rc<dyn Collective>) -> Result<(), String>;
 fn main() {
     let world: Rc<dyn Collective> = Rc::new(MpiWorld::init().expect("MPI initialises once"));
     let (rank, size) = (world.rank(), world.size());
-    let checks: [(&str, Check); 5] = [
+    let checks: [(&str, Check); 6] = [
         ("the fixed-order sum is rank 0's sum in rank order, the same bits everywhere", fixed_order_sum),
         ("a data-parallel reduction weights each rank by its share of the batch", data_parallel),
         ("a warmed-up sum allocates nothing", sum_allocates_nothing),
@@ -30,6 +30,7 @@ fn main() {
             spread_items,
         ),
         ("ranks with different configs are refused, naming the rank", configs_must_agree),
+        ("bytes of every length reach rank 0 alone, in rank order", gather_bytes),
     ];
     let mut failed = 0;
     for (name, check) in checks {
@@ -56,6 +57,16 @@ fn main() {
     if failed > 0 {
         std::process::exit(1);
     }
+}
+
+fn gather_bytes(world: &Rc<dyn Collective>) -> Result<(), String> {
+    let mine = |rank: usize| vec![rank as u8; 3 * rank];
+    let got = world.gather_bytes(&mine(world.rank()));
+    let expected: Vec<Vec<u8>> = if world.rank() == 0 { (0..world.size()).map(mine).collect() } else { Vec::new() };
+    if got != expected {
+        return Err(format!("gathered {got:?}, expected {expected:?}"));
+    }
+    Ok(())
 }
 
 fn fixed_order_sum(world: &Rc<dyn Collective>) -> Result<(), String> {

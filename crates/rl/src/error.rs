@@ -107,6 +107,19 @@ pub enum RlError {
     /// is asked for off a checkpoint boundary.
     #[error("{0}")]
     Resume(String),
+    /// The process group of a distributed run failed, or a rank sent what
+    /// does not decode (`minnow_dist::DistError`, as it displayed).
+    #[error("{0}")]
+    Dist(String),
+    /// A distributed self-play run on too few ranks.
+    #[error(
+        "distributed self-play needs at least 2 ranks (rank 0 learns, every other rank plays), found {ranks}: \
+         launch with `mpirun -np K` for K >= 2, or train in one process without --distributed"
+    )]
+    TooFewRanks {
+        /// Ranks in the job.
+        ranks: usize,
+    },
     /// A puzzle whose goal no search can reach.
     #[error("{puzzle}: the goal cannot be reached from the start")]
     Unreachable {
@@ -143,5 +156,11 @@ impl From<minnow_optim::OptimError> for RlError {
 impl From<minnow_autodiff::Error> for RlError {
     fn from(e: minnow_autodiff::Error) -> Self {
         RlError::Network(e.into())
+    }
+}
+
+impl From<minnow_dist::DistError> for RlError {
+    fn from(e: minnow_dist::DistError) -> Self {
+        RlError::Dist(e.to_string())
     }
 }

@@ -4,24 +4,10 @@
 mod common;
 
 use minnow_envs::TicTacToe;
-use minnow_envs::tictactoe::best_moves;
 use minnow_rl::alphazero::{
     AzConfig, AzRun, FnPlayer, MatchResult, RandomPlayer, evaluate_snapshot, play_match, play_match_from, reset_start,
 };
-use rand::{Rng, SeedableRng};
-use rand_pcg::Pcg64Mcg;
 use std::time::Instant;
-
-/// The solver as a player: a uniformly drawn move among those that keep
-/// the minimax value, so the games cover many perfect lines.
-fn minimax(seed: u64) -> impl FnMut(&TicTacToe) -> usize {
-    let mut rng = Pcg64Mcg::seed_from_u64(seed);
-    move |game| {
-        let best = best_moves(game);
-        let options: Vec<usize> = (0..9).filter(|c| best >> c & 1 == 1).collect();
-        options[rng.random_range(0..options.len())]
-    }
-}
 
 fn vs_random(run: &AzRun<TicTacToe>, sims: u32, games: usize, seed: u64) -> MatchResult {
     let me = |s| run.player(sims, s);
@@ -60,7 +46,7 @@ fn tictactoe_learns_to_never_lose() {
     let sims = run.config().eval.simulations;
     let random = vs_random(&run, sims, 1000, 11);
     let me = |s| run.player(sims, s);
-    let solver = |s| Ok(FnPlayer(minimax(s)));
+    let solver = |s| Ok(FnPlayer(common::minimax(s)));
     let perfect = play_match(&me, &solver, 1000, 13, 2, 100).unwrap();
     eprintln!("{sims} simulations: vs random {random}; vs minimax {perfect}");
     assert_eq!(random.losses, 0, "lost to random: {random}");

@@ -53,8 +53,7 @@ impl<G: Game + Default + Send + Sync> Run for AzRun<G> {
 
     /// Once self-play and training have run `time_limit_minutes`.
     fn ends_early(&self) -> bool {
-        let limit = self.config.time_limit_minutes * 60.0;
-        limit > 0.0 && self.totals.train_seconds >= limit
+        self.out_of_time()
     }
 
     fn train_step(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {

@@ -10,6 +10,10 @@
 //!   snapshots swapped at the barrier, evaluation matches; a
 //!   [`minnow_train::Run`], so `minnow_train::drive` trains it with
 //!   atomic run checkpoints and exact resume.
+//! - Distributed self-play ([`Learner`] on rank 0,
+//!   [`play_for_learner`] on every other rank of an MPI job): actors play
+//!   with the snapshot of one version ago and send their positions to the
+//!   learner each iteration, at the configured replay ratio.
 //! - [`AzAgent`]: a saved run's network, read back for evaluation or play.
 //! - [`League`]: every snapshot rated as the run goes (Bradley-Terry
 //!   Elo over every game against earlier snapshots and the fixed
@@ -17,6 +21,7 @@
 //! - [`eval`]: players (network MCTS, random-rollout MCTS, random, any
 //!   closure), seeded matches over both colours, Wilson 95% intervals.
 
+mod actors;
 mod agent;
 mod config;
 mod driver;
@@ -28,6 +33,7 @@ mod run;
 mod self_play;
 mod trainer;
 
+pub use actors::{ActorReport, Learner, play_for_learner};
 pub use agent::AzAgent;
 pub use config::{AzConfig, EvalConfig, NetworkConfig, SelfPlayConfig, TrainingConfig};
 pub use driver::{BEST_FILE, EVAL_SEED, task_name};

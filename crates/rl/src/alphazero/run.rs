@@ -11,6 +11,7 @@
 //! Adam state, replay, the learner's RNG, counters) resumes it bit for bit
 //! (`driver.rs`: the run as the run driver sees it).
 
+use super::actors::{Actors, FIRST_WORKER_STREAM};
 use super::league::{EloReport, League};
 use super::{
     AzAgent, AzConfig, PositionReplay, Positions, SelfPlayStats, SelfPlayWorker, TrainLoss, Trainer, network_config,
@@ -139,8 +140,11 @@ pub struct AzRun<G: Game> {
     pub(super) trainer: Trainer,
     pub(super) replay: PositionReplay,
     snapshot: Arc<Params>,
-    workers: Vec<SelfPlayWorker<G>>,
-    outputs: Vec<Positions>,
+    /// The self-play workers on this process's threads (none in the
+    /// learner of a distributed run: `Learner`).
+    pub(super) workers: Vec<SelfPlayWorker<G>>,
+    /// Each worker's (or actor's) positions of the iteration.
+    pub(super) outputs: Vec<Positions>,
     pub(super) rng: Pcg64Mcg,
     pub(super) iteration: u64,
     pub(super) totals: Totals,
@@ -245,49 +249,39 @@ impl<G: Game + Default + Send> AzRun<G> {
 
     /// One iteration: self-play on the worker threads, training here.
     pub fn iterate(&mut self) -> Result<IterationReport> {
+        self.iterate_with(None)
+    }
+
+    /// One iteration, its games played by `actors` when given (the
+    /// learner of a distributed run), else by the worker threads.
+    pub(super) fn iterate_with(&mut self, mut actors: Option<&mut Actors>) -> Result<IterationReport> {
         let started = Instant::now();
         let (games, it, seed) = (self.config.self_play.games_per_iteration, self.iteration, self.config.seed);
+        let players = actors.as_ref().map_or(1, |a| a.count());
         let steps = if self.replay.len() >= self.config.training.min_replay.max(1) {
-            self.config.training.steps_per_iteration
+            self.config.training.steps_per_iteration * players
         } else {
             0
         };
         let (replay, trainer, rng) = (&self.replay, &mut self.trainer, &mut self.rng);
-        let (played, trained) = std::thread::scope(|s| {
-            let handles: Vec<_> = self
-                .workers
-                .iter_mut()
-                .zip(self.outputs.iter_mut())
-                .enumerate()
-                .map(|(w, (worker, out))| {
-                    out.clear();
-                    s.spawn(move || worker.play(games, derive_seed(seed, it, w as u64 + 2), out))
-                })
-                .collect();
-            let mut sum = TrainLoss::default();
-            let mut trained = Ok(sum);
-            for _ in 0..steps {
-                match trainer.step(replay, rng) {
-                    Ok(l) => {
-                        sum.policy += l.policy;
-                        sum.value += l.value;
-                        trained = Ok(sum);
-                    }
-                    Err(e) => {
-                        trained = Err(e);
-                        break;
-                    }
+        let mut train = || train_steps(trainer, replay, rng, steps);
+        let (stats, trained) = match actors.as_deref_mut() {
+            None => {
+                let seed = |w: usize| derive_seed(seed, it, FIRST_WORKER_STREAM + w as u64);
+                let (played, trained) = play_round(&mut self.workers, &mut self.outputs, games, seed, train);
+                let mut stats = SelfPlayStats::default();
+                for p in played {
+                    stats.add(&p?);
                 }
+                (stats, trained)
             }
-            let played: Vec<Result<SelfPlayStats>> =
-                handles.into_iter().map(|h| h.join().expect("a self-play worker panicked")).collect();
-            (played, trained)
-        });
+            Some(actors) => {
+                actors.start_round(it, &self.snapshot);
+                let trained = train();
+                (actors.collect(&mut self.outputs, G::OBSERVATION_SIZE, G::ACTIONS)?, trained)
+            }
+        };
         let sum = trained?;
-        let mut stats = SelfPlayStats::default();
-        for p in played {
-            stats.add(&p?);
-        }
         for out in &self.outputs {
             self.replay.extend(out)?;
         }
@@ -299,6 +293,14 @@ impl<G: Game + Default + Send> AzRun<G> {
         self.totals.simulations += stats.simulations;
         self.totals.updates += steps as u64;
         self.totals.train_seconds += seconds;
+        // The actors play the next iteration while the learner evaluates
+        // and checkpoints this one (not after the last).
+        let last = self.iteration >= self.config.iterations || self.out_of_time();
+        if let Some(actors) = actors
+            && !last
+        {
+            actors.start_round(self.iteration, &self.snapshot);
+        }
         let n = steps.max(1) as f32;
         let loss = if steps == 0 {
             TrainLoss { policy: f32::NAN, value: f32::NAN }
@@ -314,6 +316,12 @@ impl<G: Game + Default + Send> AzRun<G> {
             replay_len: self.replay.len(),
             totals: self.totals,
         })
+    }
+
+    /// Whether self-play and training have run the config's time limit.
+    pub(super) fn out_of_time(&self) -> bool {
+        let limit = self.config.time_limit_minutes * 60.0;
+        limit > 0.0 && self.totals.train_seconds >= limit
     }
 
     /// Makes the learner's parameters the snapshot self-play and the
@@ -351,6 +359,44 @@ impl<G: Game + Default + Send> AzRun<G> {
             iteration: self.iteration,
         }
     }
+}
+
+/// `steps` updates on `replay`, their losses summed.
+fn train_steps(trainer: &mut Trainer, replay: &PositionReplay, rng: &mut Pcg64Mcg, steps: usize) -> Result<TrainLoss> {
+    let mut sum = TrainLoss::default();
+    for _ in 0..steps {
+        let l = trainer.step(replay, rng)?;
+        sum.policy += l.policy;
+        sum.value += l.value;
+    }
+    Ok(sum)
+}
+
+/// One round of self-play: worker `w` plays `games` games seeded from
+/// `seed(w)` into `outputs[w]` (cleared first) on its own thread while
+/// the calling thread runs `meanwhile` (the learner's updates, say).
+pub(super) fn play_round<G: Game + Default + Send, T>(
+    workers: &mut [SelfPlayWorker<G>],
+    outputs: &mut [Positions],
+    games: usize,
+    seed: impl Fn(usize) -> u64,
+    meanwhile: impl FnOnce() -> T,
+) -> (Vec<Result<SelfPlayStats>>, T) {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = workers
+            .iter_mut()
+            .zip(outputs.iter_mut())
+            .enumerate()
+            .map(|(w, (worker, out))| {
+                out.clear();
+                let seed = seed(w);
+                s.spawn(move || worker.play(games, seed, out))
+            })
+            .collect();
+        let done = meanwhile();
+        let played = handles.into_iter().map(|h| h.join().expect("a self-play worker panicked")).collect();
+        (played, done)
+    })
 }
 
 /// "connect4 168-128x4-7": game, inputs, width, blocks, actions.

@@ -1,7 +1,11 @@
 //! What several AlphaZero tests share.
 
+use minnow_envs::TicTacToe;
+use minnow_envs::tictactoe::best_moves;
 use minnow_rl::alphazero::{AzConfig, EvalConfig, NetworkConfig, SelfPlayConfig, TrainingConfig};
 use minnow_rl::mcts::MctsConfig;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
 
 /// Tic-tac-toe: a tiny network and short searches; learns to never
 /// lose in well under a minute.
@@ -38,5 +42,17 @@ pub fn tictactoe() -> AzConfig {
         },
         checkpoint_every: 4,
         ..AzConfig::default()
+    }
+}
+
+/// The tic-tac-toe solver as a player: a uniformly drawn move among those
+/// that keep the minimax value, so the games cover many perfect lines.
+#[allow(dead_code)] // Not every test that shares this module plays the solver.
+pub fn minimax(seed: u64) -> impl FnMut(&TicTacToe) -> usize {
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    move |game| {
+        let best = best_moves(game);
+        let options: Vec<usize> = (0..9).filter(|c| best >> c & 1 == 1).collect();
+        options[rng.random_range(0..options.len())]
     }
 }
