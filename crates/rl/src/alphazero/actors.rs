@@ -234,10 +234,7 @@ pub fn play_for_learner<G: Game + Default + Send>(config: &AzConfig, comm: &dyn 
         let seed = |w: usize| derive_seed(config.seed, iteration, first_stream + w as u64);
         let games = config.self_play.games_per_iteration;
         let (played, ()) = play_round(&mut players, &mut outputs, games, seed, || ());
-        let mut stats = SelfPlayStats::default();
-        for p in played {
-            stats.add(&p?);
-        }
+        let stats = played?;
         encode(&stats, &outputs, &mut send);
         comm.gather_bytes(&send);
         report.rounds += 1;

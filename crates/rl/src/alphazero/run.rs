@@ -269,11 +269,7 @@ impl<G: Game + Default + Send> AzRun<G> {
             None => {
                 let seed = |w: usize| derive_seed(seed, it, FIRST_WORKER_STREAM + w as u64);
                 let (played, trained) = play_round(&mut self.workers, &mut self.outputs, games, seed, train);
-                let mut stats = SelfPlayStats::default();
-                for p in played {
-                    stats.add(&p?);
-                }
-                (stats, trained)
+                (played?, trained)
             }
             Some(actors) => {
                 actors.start_round(it, &self.snapshot);
@@ -374,14 +370,15 @@ fn train_steps(trainer: &mut Trainer, replay: &PositionReplay, rng: &mut Pcg64Mc
 
 /// One round of self-play: worker `w` plays `games` games seeded from
 /// `seed(w)` into `outputs[w]` (cleared first) on its own thread while
-/// the calling thread runs `meanwhile` (the learner's updates, say).
+/// the calling thread runs `meanwhile` (the learner's updates, say); the
+/// workers' counts summed, or the first worker's error.
 pub(super) fn play_round<G: Game + Default + Send, T>(
     workers: &mut [SelfPlayWorker<G>],
     outputs: &mut [Positions],
     games: usize,
     seed: impl Fn(usize) -> u64,
     meanwhile: impl FnOnce() -> T,
-) -> (Vec<Result<SelfPlayStats>>, T) {
+) -> (Result<SelfPlayStats>, T) {
     std::thread::scope(|s| {
         let handles: Vec<_> = workers
             .iter_mut()
@@ -394,7 +391,14 @@ pub(super) fn play_round<G: Game + Default + Send, T>(
             })
             .collect();
         let done = meanwhile();
-        let played = handles.into_iter().map(|h| h.join().expect("a self-play worker panicked")).collect();
+        let mut played = Ok(SelfPlayStats::default());
+        for handle in handles {
+            let worker = handle.join().expect("a self-play worker panicked");
+            played = played.and_then(|mut sum| {
+                sum.add(&worker?);
+                Ok(sum)
+            });
+        }
         (played, done)
     })
 }
