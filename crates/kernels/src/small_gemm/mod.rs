@@ -81,17 +81,15 @@ pub fn layout(a: &View<'_>, b: &View<'_>) -> Option<Layout> {
 /// differed by up to 25%; in a quiet run by 2%.)
 const SMALL_VOLUME: usize = 64 * 144 * 128;
 
-/// At `Level::Avx2` the small path only takes the NT shapes where our
-/// AVX2 kernels beat faer even when faer uses AVX-512 (all this machine
-/// can measure; faer picks its own instruction set): batch-1 Linear
-/// forwards (1 x 198 x 140: 0.71x, 1 x 140 x 676: 0.82x) and thin outputs
-/// (32 x 64 x 4: 0.25x, 64 x 64 x 6: 0.55x). Elsewhere our AVX2 kernels
-/// ran at 60-66 GFLOP/s against faer's AVX-512 120-145; on a CPU without
-/// AVX-512 faer would be slower too, so this should be re-measured there.
-const AVX2_NT_MAX_N: usize = 8;
-
 /// Whether [`crate::gemm`] takes the small path for this product at this
 /// SIMD level.
+///
+/// AVX2 takes exactly the shapes AVX-512 takes: the kernels sum in the
+/// same order at both (see `x86::dot_block`), so a run gives the same bits
+/// on a CPU with AVX-512 as on one with AVX2 only, where faer would sum
+/// differently. On an AVX-512 CPU faer was about twice as fast as our AVX2
+/// kernels on the broadcast shapes (120-145 against 60-66 GFLOP/s), but
+/// there faer itself runs AVX-512; on an AVX2-only CPU both are AVX2.
 ///
 /// At `Level::Scalar` faer (which brings its own SIMD) is always faster
 /// than the portable fallback, so it keeps those calls. NT with n = 1 (a
@@ -107,8 +105,7 @@ pub(crate) fn takes(level: Level, layout: Layout, m: usize, n: usize, k: usize) 
     match level {
         Level::Scalar => false,
         _ if volume > SMALL_VOLUME => false,
-        Level::Avx2 => nt && (m == 1 || n <= AVX2_NT_MAX_N),
-        Level::Avx512 => true,
+        Level::Avx2 | Level::Avx512 => true,
     }
 }
 

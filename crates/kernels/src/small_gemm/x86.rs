@@ -288,9 +288,14 @@ unsafe fn pack_transposed(src: *const f32, lds: usize, w: usize, kc: usize, dst:
 }
 
 /// The dot kernel on an `MR x NR` block with MR * NR = W: C[i, j] (+)=
-/// alpha * dot(A row i, B row j), one vector accumulator per pair, then one
-/// reduction tree for the whole block. Rows past `mr` / columns past `nr`
-/// repeat the last valid one and are not stored.
+/// alpha * dot(A row i, B row j), then one reduction tree for the whole
+/// block. Rows past `mr` / columns past `nr` repeat the last valid one and
+/// are not stored.
+///
+/// Every ISA sums in the same order, so a product gives the same bits at
+/// AVX2 as at AVX-512: each pair keeps [`DOT_LANES`] partial sums (lane l
+/// takes the k with k mod 16 = l, in order; at AVX2 as two vectors) that a
+/// halving tree then adds (lane q + lane q + 8, then q + 4, q + 2, q + 1).
 ///
 /// # Safety
 /// A rows 0..mr and B rows 0..nr (k floats each, `lda` / `ldb` apart) are
@@ -318,39 +323,52 @@ unsafe fn dot_block<S: Simd, const MR: usize, const NR: usize>(
         for j in 0..NR {
             br[j] = b.add(j.min(nr - 1) * ldb);
         }
-        let mut acc = [[s.zero(); NR]; MR];
-        let k_full = k / S::W * S::W;
+        // acc[i][j][h] holds lanes h * W.. of the pair's DOT_LANES sums.
+        let parts = DOT_LANES / S::W;
+        let mut acc = [[[s.zero(); 2]; NR]; MR];
+        let k_full = k / DOT_LANES * DOT_LANES;
         let mut p = 0;
         while p < k_full {
-            let mut bv = [s.zero(); NR];
-            for j in 0..NR {
-                bv[j] = s.load(br[j].add(p));
-            }
-            for i in 0..MR {
-                let av = s.load(ar[i].add(p));
+            for h in 0..parts {
+                let q = p + h * S::W;
+                let mut bv = [s.zero(); NR];
                 for j in 0..NR {
-                    acc[i][j] = s.fma(av, bv[j], acc[i][j]);
+                    bv[j] = s.load(br[j].add(q));
+                }
+                for i in 0..MR {
+                    let av = s.load(ar[i].add(q));
+                    for j in 0..NR {
+                        acc[i][j][h] = s.fma(av, bv[j], acc[i][j][h]);
+                    }
                 }
             }
-            p += S::W;
+            p += DOT_LANES;
         }
         if k_full < k {
-            let tail = s.mask(k - k_full);
-            let mut bv = [s.zero(); NR];
-            for j in 0..NR {
-                bv[j] = s.load_m(br[j].add(p), tail);
-            }
-            for i in 0..MR {
-                let av = s.load_m(ar[i].add(p), tail);
+            for h in 0..parts {
+                // The lanes past k are zero (an empty mask reads nothing, so
+                // the pointer may point past the row: hence `wrapping_add`).
+                let q = p + h * S::W;
+                let tail = s.mask((k - k_full).saturating_sub(h * S::W).min(S::W));
+                let mut bv = [s.zero(); NR];
                 for j in 0..NR {
-                    acc[i][j] = s.fma(av, bv[j], acc[i][j]);
+                    bv[j] = s.load_m(br[j].wrapping_add(q), tail);
+                }
+                for i in 0..MR {
+                    let av = s.load_m(ar[i].wrapping_add(q), tail);
+                    for j in 0..NR {
+                        acc[i][j][h] = s.fma(av, bv[j], acc[i][j][h]);
+                    }
                 }
             }
         }
         let mut flat = [s.zero(); 16];
         for i in 0..MR {
             for j in 0..NR {
-                flat[S::slot(i * NR + j)] = acc[i][j];
+                // At AVX2 this add is the tree's first level (lane q + lane
+                // q + 8), which `reduce` leaves out there.
+                let sums = if parts == 2 { s.add(acc[i][j][0], acc[i][j][1]) } else { acc[i][j][0] };
+                flat[S::slot(i * NR + j)] = sums;
             }
         }
         // Lane i * NR + j holds C[i, j].
@@ -445,6 +463,10 @@ impl Raw {
         }
     }
 }
+
+/// The partial sums per output of the dot kernel: one AVX-512 vector, two
+/// AVX2 ones.
+const DOT_LANES: usize = 16;
 
 /// Whether NT goes through the packed broadcast kernel rather than the
 /// dot kernel.
