@@ -4,6 +4,8 @@
 //! checkpoint. On a CPU without AVX-512 there is nothing to compare, and the
 //! test says so.
 
+// Shared with the resume tests, which use the rest of it.
+#[allow(dead_code)]
 mod common;
 
 use minnow_kernels::{Level, supported_levels};
