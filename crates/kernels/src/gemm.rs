@@ -1,6 +1,7 @@
 //! GEMM on row-major slices through faer's strided views: a transpose is a
 //! view with swapped strides, never a copy.
 
+use crate::small_gemm::{self, Route};
 use faer::{Accum as FaerAccum, MatMut, MatRef};
 
 pub use faer::Par;
@@ -160,7 +161,13 @@ fn check_footprint(what: &str, len: usize, rows: usize, cols: usize, ld: usize) 
 /// Small row-major products (see `small_gemm::takes`) run on minnow's own
 /// kernels instead, always on the calling thread.
 #[track_caller]
-pub fn gemm(mut dst: ViewMut<'_>, beta: f32, a: View<'_>, b: View<'_>, alpha: f32, par: Par) {
+pub fn gemm(dst: ViewMut<'_>, beta: f32, a: View<'_>, b: View<'_>, alpha: f32, par: Par) {
+    check_shapes(&dst, &a, &b);
+    routed(small_gemm::route(&a, &b), dst, beta, a, b, alpha, par);
+}
+
+#[track_caller]
+fn check_shapes(dst: &ViewMut<'_>, a: &View<'_>, b: &View<'_>) {
     assert!(
         a.cols == b.rows && dst.rows == a.rows && dst.cols == b.cols,
         "gemm: {}x{} = {}x{} * {}x{}",
@@ -171,10 +178,14 @@ pub fn gemm(mut dst: ViewMut<'_>, beta: f32, a: View<'_>, b: View<'_>, alpha: f3
         b.rows,
         b.cols
     );
+}
+
+/// [`gemm`] on the route chosen for it.
+fn routed(route: Route, mut dst: ViewMut<'_>, beta: f32, a: View<'_>, b: View<'_>, alpha: f32, par: Par) {
     // Small row-major products run on minnow's own kernels, where faer's
     // fixed cost per call dominates (thresholds in `small_gemm::takes`).
-    if crate::small_gemm::try_gemm(&mut dst, beta, &a, &b, alpha) {
-        return;
+    if let Route::Small { level, layout, packed } = route {
+        return small_gemm::run(level, layout, packed, &mut dst, beta, &a, &b, alpha);
     }
     let accum = if beta == 0.0 {
         FaerAccum::Replace
@@ -198,20 +209,26 @@ pub fn gemm(mut dst: ViewMut<'_>, beta: f32, a: View<'_>, b: View<'_>, alpha: f3
 
 /// As [`gemm`], with `dst`'s rows split into `threads` bands computed on
 /// rayon's pool. The split uses `rayon::join`, which allocates nothing
-/// (faer's own parallel path does), and each band is an ordinary
-/// one-thread product.
+/// (faer's own parallel path does). The kernel is chosen once for the
+/// whole product, so every band computes its rows exactly as one call
+/// would: the result does not depend on `threads` (small faer products,
+/// whose rows depend on their neighbours, run whole).
 #[track_caller]
 pub fn gemm_threads(dst: ViewMut<'_>, beta: f32, a: View<'_>, b: View<'_>, alpha: f32, threads: usize) {
-    if threads <= 1 || dst.rows < 2 {
-        return gemm(dst, beta, a, b, alpha, Par::Seq);
+    check_shapes(&dst, &a, &b);
+    bands(small_gemm::route(&a, &b), dst, beta, a, b, alpha, threads);
+}
+
+fn bands(route: Route, dst: ViewMut<'_>, beta: f32, a: View<'_>, b: View<'_>, alpha: f32, threads: usize) {
+    if threads <= 1 || dst.rows < 2 || route == (Route::Faer { by_rows: false }) {
+        return routed(route, dst, beta, a, b, alpha, Par::Seq);
     }
-    assert_eq!(a.rows, dst.rows, "gemm_threads: {} rows of a for {} of dst", a.rows, dst.rows);
     let left = threads / 2;
     let mid = dst.rows * left / threads;
     let (top, bottom) = dst.split_rows(mid);
     let (a_top, a_bottom) = (a.row_range(0, mid), a.row_range(mid, a.rows));
     rayon::join(
-        || gemm_threads(top, beta, a_top, b, alpha, left),
-        || gemm_threads(bottom, beta, a_bottom, b, alpha, threads - left),
+        || bands(route, top, beta, a_top, b, alpha, left),
+        || bands(route, bottom, beta, a_bottom, b, alpha, threads - left),
     );
 }

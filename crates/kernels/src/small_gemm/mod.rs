@@ -82,7 +82,7 @@ pub fn layout(a: &View<'_>, b: &View<'_>) -> Option<Layout> {
 const SMALL_VOLUME: usize = 64 * 144 * 128;
 
 /// Whether [`crate::gemm`] takes the small path for this product at this
-/// SIMD level.
+/// SIMD level (see [`route`]).
 ///
 /// AVX2 takes exactly the shapes AVX-512 takes: the kernels sum in the
 /// same order at both (see `x86::dot_block`), so a run gives the same bits
@@ -109,19 +109,53 @@ pub(crate) fn takes(level: Level, layout: Layout, m: usize, n: usize, k: usize) 
     }
 }
 
-/// Runs `dst = alpha * a · b + beta * dst` on the small kernels if
-/// [`takes`] says so; returns whether it did. Called by [`crate::gemm`]
-/// after the shape check.
-pub(crate) fn try_gemm(dst: &mut ViewMut<'_>, beta: f32, a: &View<'_>, b: &View<'_>, alpha: f32) -> bool {
+/// How a product is computed, chosen once from the whole product's shape:
+/// the row bands of [`crate::gemm_threads`] then compute exactly what one
+/// call would (a band alone might pick another kernel, which sums in
+/// another order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Route {
+    /// faer's `matmul`. `by_rows`: its rows may be computed in bands. faer
+    /// picks its kernels by shape, and on small products (all of them in
+    /// a tested case with k = 7, both operands transposed) a band's rows
+    /// came out different from the whole call's; on the large row-major
+    /// products it takes from these kernels they did not
+    /// (`tests/gemm_threads_exact.rs`), so only those are split.
+    Faer { by_rows: bool },
+    /// These kernels, at `level`; NT through the packed broadcast kernel
+    /// if `packed`, else the dot kernel.
+    Small { level: Level, layout: Layout, packed: bool },
+}
+
+/// The route [`crate::gemm`] takes for `a · b` on the calling thread.
+pub(crate) fn route(a: &View<'_>, b: &View<'_>) -> Route {
     let Some(layout) = layout(a, b) else {
-        return false;
+        return Route::Faer { by_rows: false };
     };
     let level = level();
-    if !takes(level, layout, a.rows(), b.cols(), a.cols()) {
-        return false;
+    let (m, n, k) = (a.rows(), b.cols(), a.cols());
+    if !takes(level, layout, m, n, k) {
+        return Route::Faer { by_rows: m.saturating_mul(n).saturating_mul(k) > SMALL_VOLUME };
     }
-    run(level, layout, dst, beta, a, b, alpha);
-    true
+    Route::Small { level, layout, packed: layout == Layout::Nt && nt_packs(m, n, k) }
+}
+
+/// NT takes the packed path when k is at most this many times m: packing
+/// costs about 0.1 ns per element of B (n x k) once, the dot form's
+/// reductions about the same per element of C (m x n). Measured with a
+/// local A/B harness (dot form vs packed, AVX-512): 8 x 16 x 64 0.29 us
+/// packed vs 0.54 us dot; 8 x 64 x 64 0.84 vs 0.83; 12 x 64 x 64 1.13 vs
+/// 1.27; 12 x 140 x 140 5.6 vs 5.1; 16 x 140 x 140 6.7 vs 7.1;
+/// 32 x 64 x 64 2.2 vs 3.4.
+const PACK_K_PER_ROW: usize = 8;
+/// ... and n is at least this (thinner outputs waste the broadcast
+/// kernel's lanes: 32 x 64 x 4 and 64 x 64 x 6 run 3-4x faster dot form).
+const PACK_MIN_N: usize = 16;
+
+/// Whether NT goes through the packed broadcast kernel rather than the
+/// dot kernel.
+fn nt_packs(m: usize, n: usize, k: usize) -> bool {
+    n >= PACK_MIN_N && k <= PACK_K_PER_ROW * m
 }
 
 /// dst = alpha * a · b + beta * dst on the small kernels, whatever the
@@ -150,7 +184,8 @@ pub fn gemm(mut dst: ViewMut<'_>, beta: f32, a: View<'_>, b: View<'_>, alpha: f3
             b.cols()
         );
     };
-    run(level(), layout, &mut dst, beta, &a, &b, alpha);
+    let packed = layout == Layout::Nt && nt_packs(a.rows(), b.cols(), a.cols());
+    run(level(), layout, packed, &mut dst, beta, &a, &b, alpha);
 }
 
 /// The operands as slices and strides: element (i, p) of A is
@@ -159,6 +194,8 @@ pub fn gemm(mut dst: ViewMut<'_>, beta: f32, a: View<'_>, b: View<'_>, alpha: f3
 /// inside its slice (the views' constructors checked it).
 struct Operands<'s> {
     layout: Layout,
+    /// NT only: through the packed broadcast kernel (else the dot kernel).
+    packed: bool,
     m: usize,
     n: usize,
     k: usize,
@@ -174,7 +211,18 @@ struct Operands<'s> {
     ldc: usize,
 }
 
-fn run(level: Level, layout: Layout, dst: &mut ViewMut<'_>, beta: f32, a: &View<'_>, b: &View<'_>, alpha: f32) {
+/// dst = alpha * a · b + beta * dst on the kernel the arguments name.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run(
+    level: Level,
+    layout: Layout,
+    packed: bool,
+    dst: &mut ViewMut<'_>,
+    beta: f32,
+    a: &View<'_>,
+    b: &View<'_>,
+    alpha: f32,
+) {
     let (m, n, k) = (a.rows(), b.cols(), a.cols());
     let (a, rsa, csa) = a.raw();
     let (b, rsb, csb) = b.raw();
@@ -193,7 +241,7 @@ fn run(level: Level, layout: Layout, dst: &mut ViewMut<'_>, beta: f32, a: &View<
         }
         return;
     }
-    let ops = Operands { layout, m, n, k, alpha, beta, a, rsa, csa, b, rsb, csb, c, ldc };
+    let ops = Operands { layout, packed, m, n, k, alpha, beta, a, rsa, csa, b, rsb, csb, c, ldc };
     match level {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `level()` reports AVX-512 only when the CPU has AVX-512F/VL/BW/DQ, AVX2 and FMA.

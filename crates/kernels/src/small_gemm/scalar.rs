@@ -4,7 +4,7 @@
 use super::{Layout, Operands};
 
 pub(super) fn gemm(o: Operands<'_>) {
-    let Operands { layout, m, n, k, alpha, beta, a, rsa, csa, b, rsb, csb, c, ldc } = o;
+    let Operands { layout, packed: _, m, n, k, alpha, beta, a, rsa, csa, b, rsb, csb, c, ldc } = o;
     for i in 0..m {
         let row = &mut c[i * ldc..i * ldc + n];
         match layout {

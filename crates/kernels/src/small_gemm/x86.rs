@@ -18,18 +18,6 @@ use std::mem::MaybeUninit;
 const KC: usize = 144;
 const PANEL: usize = KC * 64;
 
-/// NT takes the packed path when k is at most this many times m: packing
-/// costs about 0.1 ns per element of B (n x k) once, the dot form's
-/// reductions about the same per element of C (m x n). Measured with a
-/// local A/B harness (dot form vs packed, AVX-512): 8 x 16 x 64 0.29 us
-/// packed vs 0.54 us dot; 8 x 64 x 64 0.84 vs 0.83; 12 x 64 x 64 1.13 vs
-/// 1.27; 12 x 140 x 140 5.6 vs 5.1; 16 x 140 x 140 6.7 vs 7.1;
-/// 32 x 64 x 64 2.2 vs 3.4.
-const PACK_K_PER_ROW: usize = 8;
-/// ... and n is at least this (thinner outputs waste the broadcast
-/// kernel's lanes: 32 x 64 x 4 and 64 x 64 x 6 run 3-4x faster dot form).
-const PACK_MIN_N: usize = 16;
-
 /// One register block of the broadcast kernel: `c[0..MR, 0..w] (+)=
 /// alpha * a[0..MR, 0..k] · b[0..k, 0..w]`, w = (NV - 1) * W + |last|.
 #[derive(Clone, Copy)]
@@ -428,7 +416,7 @@ struct Raw {
 }
 
 impl Raw {
-    fn new(o: Operands<'_>) -> (Layout, Self) {
+    fn new(o: Operands<'_>) -> (Layout, bool, Self) {
         let raw = Self {
             m: o.m,
             n: o.n,
@@ -444,7 +432,7 @@ impl Raw {
             c: o.c.as_mut_ptr(),
             ldc: o.ldc,
         };
-        (o.layout, raw)
+        (o.layout, o.packed, raw)
     }
 
     fn block<M>(&self, last: M) -> Block<M> {
@@ -468,25 +456,19 @@ impl Raw {
 /// AVX2 ones.
 const DOT_LANES: usize = 16;
 
-/// Whether NT goes through the packed broadcast kernel rather than the
-/// dot kernel.
-fn nt_packs(m: usize, n: usize, k: usize) -> bool {
-    n >= PACK_MIN_N && k <= PACK_K_PER_ROW * m
-}
-
 /// # Safety
 /// The CPU has AVX-512F/VL/BW/DQ, AVX2 and FMA; `o` has m, n, k >= 1.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 pub(super) unsafe fn gemm_avx512(o: Operands<'_>) {
     // SAFETY: the caller vouches for the CPU.
     let s = unsafe { Avx512::new() };
-    let (layout, o) = Raw::new(o);
+    let (layout, packed, o) = Raw::new(o);
     // SAFETY: `Operands` guarantees every element in range is inside its
     // slice, which is all the kernels read or write.
     unsafe {
         match layout {
             Layout::Nn | Layout::Tn => broadcast_product(s, o.m, o.n, o.block(s.mask(16))),
-            Layout::Nt if nt_packs(o.m, o.n, o.k) => packed_nt(s, &o),
+            Layout::Nt if packed => packed_nt(s, &o),
             Layout::Nt => {
                 let m4 = o.m / 4 * 4;
                 if m4 > 0 {
@@ -509,12 +491,12 @@ pub(super) unsafe fn gemm_avx512(o: Operands<'_>) {
 pub(super) unsafe fn gemm_avx2(o: Operands<'_>) {
     // SAFETY: the caller vouches for the CPU.
     let s = unsafe { Avx2::new() };
-    let (layout, o) = Raw::new(o);
+    let (layout, packed, o) = Raw::new(o);
     // SAFETY: as in `gemm_avx512`.
     unsafe {
         match layout {
             Layout::Nn | Layout::Tn => broadcast_product(s, o.m, o.n, o.block(s.mask(8))),
-            Layout::Nt if nt_packs(o.m, o.n, o.k) => packed_nt(s, &o),
+            Layout::Nt if packed => packed_nt(s, &o),
             Layout::Nt => {
                 let m2 = o.m / 2 * 2;
                 if m2 > 0 {
