@@ -32,6 +32,7 @@ pub struct DqnStep {
     next_argmax: Vec<u32>,
     targets: Vec<f32>,
     flops: f64,
+    threads: usize,
 }
 
 impl DqnStep {
@@ -65,7 +66,20 @@ impl DqnStep {
             next_argmax: vec![0; batch],
             targets: vec![0.0; batch],
             flops,
+            threads: 1,
         }
+    }
+
+    /// The same step with its large matrix products and the Adam update
+    /// split over `threads` threads of rayon's pool, named `NAME/Nthr`.
+    /// The step runs inside the pool, so the splits stay on its workers.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.tape.set_gemm_threads(threads);
+        self.target_tape.set_gemm_threads(threads);
+        self.adam.set_threads(threads);
+        self.threads = threads;
+        self.name = format!("{}/{threads}thr", self.name);
+        self
     }
 
     /// One training step; returns the loss.
@@ -118,7 +132,8 @@ impl Workload for DqnStep {
         Work::Flops(self.flops)
     }
     fn run(&mut self) {
-        std::hint::black_box(self.step().expect("the benchmark step is valid"));
+        let loss = if self.threads > 1 { rayon::scope(|_| self.step()) } else { self.step() };
+        std::hint::black_box(loss.expect("the benchmark step is valid"));
     }
 }
 
@@ -136,4 +151,6 @@ pub fn game2048() -> DqnStep {
 pub fn register(list: &mut Vec<Box<dyn Workload>>) {
     list.push(Box::new(cube()));
     list.push(Box::new(game2048()));
+    list.push(Box::new(cube().with_threads(2)));
+    list.push(Box::new(game2048().with_threads(2)));
 }

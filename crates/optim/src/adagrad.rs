@@ -1,3 +1,4 @@
+use crate::bands::in_bands;
 use crate::error::Check;
 use crate::optimizer::{Layout, check_lr, load_named};
 use crate::{Optimizer, Result};
@@ -45,7 +46,7 @@ impl AdaGradConfig {
         let layout = Layout::of(params);
         let mut sum = AlignedBuf::zeros(layout.len());
         sum.fill(self.initial_accumulator_value);
-        Ok(AdaGrad { config: self, layout, sum, steps: 0 })
+        Ok(AdaGrad { config: self, layout, sum, steps: 0, threads: 1 })
     }
 }
 
@@ -58,6 +59,7 @@ pub struct AdaGrad {
     layout: Layout,
     sum: AlignedBuf,
     steps: u64,
+    threads: usize,
 }
 
 impl AdaGrad {
@@ -73,13 +75,17 @@ impl Optimizer for AdaGrad {
         let c = &self.config;
         let hp = AdaGradParams::new(c.lr, c.lr_decay, c.eps, c.weight_decay, self.steps + 1);
         let (values, grads) = params.values_and_grads();
-        adagrad_step(values, grads, &mut self.sum, &hp);
+        in_bands(self.threads, [values, &mut self.sum], grads, &|[p, s], g| adagrad_step(p, g, s, &hp));
         self.steps += 1;
         Ok(())
     }
 
     fn step_count(&self) -> u64 {
         self.steps
+    }
+
+    fn set_threads(&mut self, threads: usize) {
+        self.threads = threads;
     }
 
     fn set_step_count(&mut self, n: u64) {

@@ -1,3 +1,4 @@
+use crate::bands::in_bands;
 use crate::error::Check;
 use crate::optimizer::{Layout, check_lr, load_named};
 use crate::{Optimizer, Result};
@@ -95,13 +96,14 @@ struct Moments {
     m: AlignedBuf,
     v: AlignedBuf,
     steps: u64,
+    threads: usize,
 }
 
 impl Moments {
     fn new(params: &Params, config: AdamConfig, decoupled: bool, names: [&'static str; 2]) -> Self {
         let layout = Layout::of(params);
         let (m, v) = (AlignedBuf::zeros(layout.len()), AlignedBuf::zeros(layout.len()));
-        Self { config, decoupled, names, layout, m, v, steps: 0 }
+        Self { config, decoupled, names, layout, m, v, steps: 0, threads: 1 }
     }
 
     fn step(&mut self, params: &mut Params) -> Result<()> {
@@ -109,7 +111,7 @@ impl Moments {
         let c = &self.config;
         let hp = AdamParams::new(c.lr, c.betas.0, c.betas.1, c.eps, c.weight_decay, self.decoupled, self.steps + 1);
         let (values, grads) = params.values_and_grads();
-        adam_step(values, grads, &mut self.m, &mut self.v, &hp);
+        in_bands(self.threads, [values, &mut self.m, &mut self.v], grads, &|[p, m, v], g| adam_step(p, g, m, v, &hp));
         self.steps += 1;
         Ok(())
     }
@@ -156,6 +158,10 @@ macro_rules! delegate_to_moments {
 
             fn step_count(&self) -> u64 {
                 self.0.steps
+            }
+
+            fn set_threads(&mut self, threads: usize) {
+                self.0.threads = threads;
             }
 
             fn set_step_count(&mut self, n: u64) {

@@ -27,6 +27,7 @@
 
 mod adagrad;
 mod adam;
+mod bands;
 mod clip;
 mod error;
 mod optimizer;

@@ -30,6 +30,11 @@ pub trait Optimizer {
     /// rates, and configs are validated when built.
     fn set_lr(&mut self, lr: f32);
 
+    /// Splits each step over `threads` threads of rayon's pool (0 and 1:
+    /// the calling thread, the default). Elementwise, so the result is the
+    /// same for any count.
+    fn set_threads(&mut self, threads: usize);
+
     /// Every state buffer by name ("adam.m", "adam.v", ...), laid out like
     /// [`Params::values`]. For checkpoints; allocates the list.
     fn state(&self) -> Vec<(String, &[f32])>;

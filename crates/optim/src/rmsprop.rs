@@ -1,3 +1,4 @@
+use crate::bands::in_bands;
 use crate::error::Check;
 use crate::optimizer::{Layout, check_lr, load_named};
 use crate::{Optimizer, Result};
@@ -57,6 +58,7 @@ impl RmsPropConfig {
             config: self,
             layout,
             steps: 0,
+            threads: 1,
         })
     }
 }
@@ -72,6 +74,7 @@ pub struct RmsProp {
     grad_avg: AlignedBuf,
     momentum_buffer: AlignedBuf,
     steps: u64,
+    threads: usize,
 }
 
 impl RmsProp {
@@ -94,13 +97,18 @@ impl Optimizer for RmsProp {
             centered: c.centered,
         };
         let (values, grads) = params.values_and_grads();
-        rmsprop_step(values, grads, &mut self.square_avg, &mut self.grad_avg, &mut self.momentum_buffer, &hp);
+        let buffers = [values, &mut self.square_avg, &mut self.grad_avg, &mut self.momentum_buffer];
+        in_bands(self.threads, buffers, grads, &|[p, s, a, b], g| rmsprop_step(p, g, s, a, b, &hp));
         self.steps += 1;
         Ok(())
     }
 
     fn step_count(&self) -> u64 {
         self.steps
+    }
+
+    fn set_threads(&mut self, threads: usize) {
+        self.threads = threads;
     }
 
     fn set_step_count(&mut self, n: u64) {

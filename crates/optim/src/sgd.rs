@@ -1,3 +1,4 @@
+use crate::bands::in_bands;
 use crate::error::Check;
 use crate::optimizer::{Layout, check_lr, load_named};
 use crate::{OptimError, Optimizer, Result};
@@ -52,7 +53,7 @@ impl SgdConfig {
         self.validate()?;
         let layout = Layout::of(params);
         let momentum_buffer = AlignedBuf::zeros(if self.momentum != 0.0 { layout.len() } else { 0 });
-        Ok(Sgd { config: self, layout, momentum_buffer, steps: 0 })
+        Ok(Sgd { config: self, layout, momentum_buffer, steps: 0, threads: 1 })
     }
 }
 
@@ -64,6 +65,7 @@ pub struct Sgd {
     layout: Layout,
     momentum_buffer: AlignedBuf,
     steps: u64,
+    threads: usize,
 }
 
 impl Sgd {
@@ -90,13 +92,17 @@ impl Optimizer for Sgd {
             first_step: self.steps == 0,
         };
         let (values, grads) = params.values_and_grads();
-        sgd_step(values, grads, &mut self.momentum_buffer, &hp);
+        in_bands(self.threads, [values, &mut self.momentum_buffer], grads, &|[p, b], g| sgd_step(p, g, b, &hp));
         self.steps += 1;
         Ok(())
     }
 
     fn step_count(&self) -> u64 {
         self.steps
+    }
+
+    fn set_threads(&mut self, threads: usize) {
+        self.threads = threads;
     }
 
     fn set_step_count(&mut self, n: u64) {

@@ -1,5 +1,5 @@
-//! After its first step, no optimiser step touches the heap; nor do
-//! clipping and schedules.
+//! After its first step, no optimiser step touches the heap, on one thread
+//! or split over two; nor do clipping and schedules.
 
 mod common;
 
@@ -48,4 +48,19 @@ fn steps_allocate_nothing_after_the_first() {
         });
         assert_eq!(on_thread.allocations, 0, "{name}: {on_thread:?}");
     }
+    // Split over two threads, a step allocates nothing on any thread (the
+    // count covers all threads, hence one test per binary).
+    let mut params = minnow_autodiff::Params::new();
+    params.add("w", &[4096], |v| v.fill(0.5)).unwrap();
+    let mut adam = AdamConfig::default().build(&params).unwrap();
+    adam.set_threads(2);
+    set_grads(&mut params, 0);
+    adam.step(&mut params).unwrap();
+    let (_, _, all) = count_allocations(|| {
+        for t in 1..20 {
+            adam.step(&mut params).unwrap();
+            set_grads(&mut params, t);
+        }
+    });
+    assert_eq!(all.allocations, 0, "adam on two threads: {all:?}");
 }

@@ -86,9 +86,9 @@ pub struct DqnConfig {
     pub replay: MemoryConfig,
     /// Environments stepped together, one batched forward pass per step.
     pub num_envs: usize,
-    /// Threads the network's large matrix products split over (rayon's
-    /// pool; 1 keeps everything on the calling thread). Results do not
-    /// depend on it.
+    /// Threads the network's large matrix products and the optimiser step
+    /// split over (rayon's pool; 1 keeps everything on the calling thread).
+    /// Results do not depend on it.
     pub threads: usize,
     /// Environment steps (over all envs) before the first update.
     pub learning_starts: u64,

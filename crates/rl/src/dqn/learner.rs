@@ -91,7 +91,8 @@ impl DqnLearner {
         let (outputs, dueling) = if config.afterstates { (1, false) } else { (actions, network.dueling) };
         let net = QNetworkConfig { dueling, ..network.clone() }.init(&mut online, obs_size, outputs, &mut rng)?;
         let target = online.clone();
-        let adam = config.optimizer.build(&online)?;
+        let mut adam = config.optimizer.build(&online)?;
+        adam.set_threads(config.threads);
         // With afterstates a transition runs from an afterstate (action 0,
         // the only output) and the model gives the next state's legal moves.
         let replay = ReplayConfig {

@@ -1,0 +1,59 @@
+//! Every optimiser split over 2, 3 or 4 threads updates the parameters and
+//! its state to the same bits as on one thread, with the bands cut inside
+//! tensors and across the padding between them.
+
+mod common;
+
+use minnow_autodiff::Params;
+use minnow_optim::{AdaGradConfig, AdamConfig, AdamWConfig, Optimizer, RmsPropConfig, SgdConfig};
+
+/// Tensors of 300, 7 and 1000 floats: bands start inside them and in padding.
+fn store() -> Params {
+    let mut p = Params::new();
+    for (name, len) in [("a", 300), ("b", 7), ("c", 1000)] {
+        p.add(name, &[len], |v| v.iter_mut().enumerate().for_each(|(i, x)| *x = common::grad(99, i))).unwrap();
+    }
+    p
+}
+
+/// Builds an optimiser for a store.
+type Build = Box<dyn Fn(&Params) -> Box<dyn Optimizer>>;
+
+/// The values and every state buffer after 5 steps on `threads` threads.
+fn run(build: &Build, threads: usize) -> Vec<u32> {
+    let mut params = store();
+    let mut opt = build(&params);
+    opt.set_threads(threads);
+    for t in 0..5 {
+        common::set_grads(&mut params, t);
+        opt.step(&mut params).unwrap();
+    }
+    let state = opt.state().into_iter().flat_map(|(_, s)| s.to_vec());
+    params.values().iter().copied().chain(state).map(f32::to_bits).collect()
+}
+
+#[test]
+fn every_optimiser_gives_the_same_bits_on_any_thread_count() {
+    let builds: [(&str, Build); 6] = [
+        ("adam", Box::new(|p| Box::new(AdamConfig { weight_decay: 0.01, ..Default::default() }.build(p).unwrap()))),
+        ("adamw", Box::new(|p| Box::new(AdamWConfig::default().build(p).unwrap()))),
+        (
+            "sgd",
+            Box::new(|p| Box::new(SgdConfig { momentum: 0.9, nesterov: true, ..Default::default() }.build(p).unwrap())),
+        ),
+        ("sgd without momentum", Box::new(|p| Box::new(SgdConfig::default().build(p).unwrap()))),
+        (
+            "rmsprop",
+            Box::new(|p| {
+                Box::new(RmsPropConfig { momentum: 0.5, centered: true, ..Default::default() }.build(p).unwrap())
+            }),
+        ),
+        ("adagrad", Box::new(|p| Box::new(AdaGradConfig::default().build(p).unwrap()))),
+    ];
+    for (name, build) in &builds {
+        let one = run(build, 1);
+        for threads in [2, 3, 4] {
+            assert!(one == run(build, threads), "{name} on {threads} threads differs from one thread");
+        }
+    }
+}
