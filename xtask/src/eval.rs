@@ -211,7 +211,8 @@ pub fn connect4_suite(
         let n = positions.len() as u64;
         let network = with_bar(&format!("{label}: network"), n, |tick| {
             split(&positions, config.eval.threads, |_, chunk| {
-                let mut player = PolicyPlayer::new(NetEvaluator::new(&agent.net, agent.params.clone())?);
+                let evaluator = NetEvaluator::with_inference(&agent.net, agent.params.clone(), config.mcts.inference)?;
+                let mut player = PolicyPlayer::new(evaluator);
                 pons::count_mistakes(chunk, |g| {
                     tick();
                     player.act(g)
@@ -258,7 +259,9 @@ pub fn connect4_suite(
 /// results, and that of always answering 0.
 fn value_errors(agent: &AzAgent, positions: &[PonsPosition]) -> Result<(f64, f64), String> {
     const CHUNK: usize = 256;
-    let mut eval = NetEvaluator::<ConnectFour>::new(&agent.net, agent.params.clone()).map_err(|e| e.to_string())?;
+    let inference = agent.config.mcts.inference;
+    let mut eval = NetEvaluator::<ConnectFour>::with_inference(&agent.net, agent.params.clone(), inference)
+        .map_err(|e| e.to_string())?;
     let (mut states, mut logits, mut values) = (Vec::with_capacity(CHUNK), Vec::new(), Vec::new());
     let (mut value, mut zero) = (0.0, 0.0);
     for chunk in positions.chunks(CHUNK) {
