@@ -6,6 +6,7 @@
 
 use minnow_arena::{CountingAlloc, count_allocations};
 use minnow_kernels::{self as k, Level, PackedBf16, reference as r};
+use proptest::prelude::*;
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
@@ -146,6 +147,38 @@ fn every_path_equals_the_scalar_twin_bit_for_bit() {
                     }
                 }
             }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Random shapes (rows up to 70, n and k up to 80), every path against
+    /// the twin bit for bit, with W scaled so the products span several
+    /// binades.
+    #[test]
+    fn random_shapes_match_the_twin(
+        (rows, n, kk) in (1usize..=70, 1usize..=80, 1usize..=80),
+        seed in any::<u64>(),
+        scale in -8i32..8,
+        relu in any::<bool>(),
+        with_bias in any::<bool>(),
+    ) {
+        let s = 2f32.powi(scale);
+        let w: Vec<f32> = fill(n * kk, seed).iter().map(|v| v * s).collect();
+        let x = fill(rows * kk, seed ^ 0x55);
+        let bias = fill(n, seed ^ 0xaa);
+        let p = packed(&w, n, kk);
+        let b = with_bias.then_some(&bias[..]);
+        let mut scratch = vec![0; k::linear_bf16_scratch(rows, kk)];
+        let mut want = vec![0.0; rows * n];
+        r::linear_bf16(&mut want, &x, PackedBf16::new(&p, n, kk), b, relu, &mut scratch);
+        for (level, native) in paths() {
+            let mut y = vec![f32::NAN; rows * n];
+            k::with_level(level, || k::linear_bf16(&mut y, &x, PackedBf16::new(&p, n, kk), b, relu, &mut scratch));
+            let same = y.iter().zip(&want).all(|(g, e)| g.to_bits() == e.to_bits());
+            prop_assert!(same, "{:?} native {}: {}x{}x{}", level, native, rows, n, kk);
         }
     }
 }
