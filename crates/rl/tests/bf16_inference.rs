@@ -3,10 +3,12 @@
 //! runs the leaf evaluator on bf16 weights close to the f32 outputs and
 //! refreshed with each snapshot, a bad value is an error naming the key.
 
+mod common;
+
 use minnow_autodiff::Params;
 use minnow_envs::{Game, TicTacToe};
 use minnow_nn::{PolicyValueNet, PolicyValueNetConfig};
-use minnow_rl::alphazero::{AzConfig, Positions, SelfPlayConfig, SelfPlayWorker};
+use minnow_rl::alphazero::{AzConfig, AzRun, Positions, SelfPlayConfig, SelfPlayWorker};
 use minnow_rl::mcts::{Evaluator, Inference, MctsConfig, NetEvaluator};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -121,4 +123,25 @@ fn self_play_runs_with_bf16_inference_and_is_deterministic() {
     let (a, b) = (play(), play());
     assert!(a.len() >= 6 * 5, "{} positions", a.len());
     assert_eq!((a.obs, a.policy, a.value), (b.obs, b.policy, b.value));
+}
+
+/// A whole run under bf16: self-play on each new snapshot, training, an
+/// evaluation match; its players run the bf16 forward too.
+#[test]
+fn a_run_iterates_and_evaluates_with_bf16_inference() {
+    let mut c = common::tictactoe();
+    c.iterations = 2;
+    c.self_play.games_per_iteration = 8;
+    c.training.min_replay = 8;
+    c.mcts.inference = Inference::Bf16;
+    let mut run = AzRun::<TicTacToe>::new(c).unwrap();
+    for _ in 0..2 {
+        let report = run.iterate().unwrap();
+        assert!(report.self_play.games >= 8, "{report:?}");
+    }
+    assert!(run.totals().updates > 0);
+    let player = run.player(8, 1).unwrap();
+    assert!(format!("{player:?}").contains("bf16: true"), "{player:?}");
+    let report = run.play_matches(10, 0, 3).unwrap();
+    assert_eq!(report.vs_random.games, 10);
 }
