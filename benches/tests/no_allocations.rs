@@ -32,20 +32,25 @@ fn dqn_steps_allocate_nothing() {
 #[test]
 fn az_forward_allocates_nothing() {
     for batch in [1, 8, 64] {
-        let mut w = AzForward::new(batch);
-        assert_steady_state_allocates_nothing("az_forward", || w.evaluate().unwrap());
+        for mut w in [AzForward::new(batch), AzForward::bf16(batch)] {
+            assert_steady_state_allocates_nothing("az_forward", || w.evaluate().unwrap());
+        }
     }
 }
 
 #[test]
 fn mcts_backgammon_allocates_nothing_per_simulation() {
     use minnow_benches::workloads::mcts::SelfPlay;
-    let mut play = SelfPlay::new(3);
-    // Warm-up: the evaluator's tape and buffers reach their largest batch.
-    for _ in 0..3 {
-        play.step();
+    use minnow_rl::mcts::Inference;
+    for inference in [Inference::F32, Inference::Bf16] {
+        let mut play = SelfPlay::with_inference(3, inference);
+        // Warm-up: the evaluator's tape and buffers reach their largest batch.
+        for _ in 0..3 {
+            play.step();
+        }
+        let (sims, on_thread, _) = count_allocations(|| (0..20).map(|_| play.step()).sum::<u64>());
+        assert_eq!(sims, 20 * 64 * 100);
+        let bytes = on_thread.bytes;
+        assert_eq!(on_thread.allocations, 0, "mcts/backgammon {inference:?}: {bytes} bytes over {sims} simulations");
     }
-    let (sims, on_thread, _) = count_allocations(|| (0..20).map(|_| play.step()).sum::<u64>());
-    assert_eq!(sims, 20 * 64 * 100);
-    assert_eq!(on_thread.allocations, 0, "mcts/backgammon: {} bytes over {sims} simulations", on_thread.bytes);
 }

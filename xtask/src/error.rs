@@ -121,6 +121,17 @@ mod tests {
     }
 
     #[test]
+    fn a_bad_inference_value_is_named_by_its_path() {
+        let path = std::env::temp_dir().join(format!("minnow-xtask-inference-{}.json", std::process::id()));
+        std::fs::write(&path, r#"{"mcts": {"inference": "bf17"}}"#).unwrap();
+        let e = crate::train::layered(minnow_rl::alphazero::AzConfig::default(), Some(&path)).unwrap_err();
+        std::fs::remove_file(&path).unwrap();
+        let chain = e.chain();
+        let want = format!(r#"--config {}: mcts.inference: expected "f32" or "bf16", found "bf17""#, path.display());
+        assert!(chain.starts_with(&want), "{chain}");
+    }
+
+    #[test]
     fn library_errors_convert_with_question_mark() {
         fn build() -> super::Result<()> {
             let mut params = minnow_nn::Params::new();

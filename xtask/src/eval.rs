@@ -17,7 +17,7 @@ use clap::Args;
 use minnow_envs::connect4::pons::{self, PONS_SETS, PonsPosition};
 use minnow_envs::{Backgammon, ConnectFour, Game};
 use minnow_rl::alphazero::{AzAgent, EvalReport, Player, PolicyPlayer, evaluate_snapshot, net_player, wilson};
-use minnow_rl::mcts::{Evaluator, NetEvaluator};
+use minnow_rl::mcts::{Evaluator, Inference, NetEvaluator};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -41,6 +41,11 @@ pub struct EvalArgs {
     /// against random plays the run's eval.final_games).
     #[arg(long)]
     games: Option<usize>,
+    /// az-*: the network's precision at the search's leaves and in the
+    /// network-alone games, f32 or bf16 (default: the run's
+    /// mcts.inference, f32 unless it trained with bf16).
+    #[arg(long)]
+    inference: Option<Inference>,
 }
 
 /// Seed of the evaluation matches (the library's, whose runs evaluate
@@ -64,14 +69,14 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
     let started = Instant::now();
     match args.task.as_str() {
         "az-connect4" => {
-            let agent = load::<ConnectFour>(&path)?;
+            let agent = load::<ConnectFour>(&path, args.inference)?;
             println!("{}: az-connect4 agent after {} iterations", path.display(), agent.iteration);
             let games = args.games.unwrap_or(agent.config.eval.final_games);
             let report = connect4_suite(&agent, args.simulations, games, EVAL_SEED ^ 1)?;
             print!("{}", report.table());
         }
         "az-backgammon" => {
-            let agent = load::<Backgammon>(&path)?;
+            let agent = load::<Backgammon>(&path, args.inference)?;
             println!("{}: az-backgammon agent after {} iterations", path.display(), agent.iteration);
             let games = args.games.unwrap_or(PUBEVAL_GAMES);
             let report = backgammon_suite(&agent, args.simulations, games, EVAL_SEED ^ 1)?;
@@ -93,8 +98,11 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn load<G: Game>(path: &Path) -> Result<AzAgent, String> {
-    let agent = AzAgent::load::<G>(path).map_err(|e| format!("--checkpoint: {e}"))?;
+fn load<G: Game>(path: &Path, inference: Option<Inference>) -> Result<AzAgent, String> {
+    let mut agent = AzAgent::load::<G>(path).map_err(|e| format!("--checkpoint: {e}"))?;
+    if let Some(inference) = inference {
+        agent.config.mcts.inference = inference;
+    }
     check_final_games(&agent.config).map_err(|e| format!("--checkpoint: {}: config {e}", path.display()))?;
     Ok(agent)
 }
@@ -211,7 +219,8 @@ pub fn connect4_suite(
         let n = positions.len() as u64;
         let network = with_bar(&format!("{label}: network"), n, |tick| {
             split(&positions, config.eval.threads, |_, chunk| {
-                let mut player = PolicyPlayer::new(NetEvaluator::new(&agent.net, agent.params.clone())?);
+                let evaluator = NetEvaluator::with_inference(&agent.net, agent.params.clone(), config.mcts.inference)?;
+                let mut player = PolicyPlayer::new(evaluator);
                 pons::count_mistakes(chunk, |g| {
                     tick();
                     player.act(g)
@@ -258,7 +267,9 @@ pub fn connect4_suite(
 /// results, and that of always answering 0.
 fn value_errors(agent: &AzAgent, positions: &[PonsPosition]) -> Result<(f64, f64), String> {
     const CHUNK: usize = 256;
-    let mut eval = NetEvaluator::<ConnectFour>::new(&agent.net, agent.params.clone()).map_err(|e| e.to_string())?;
+    let inference = agent.config.mcts.inference;
+    let mut eval = NetEvaluator::<ConnectFour>::with_inference(&agent.net, agent.params.clone(), inference)
+        .map_err(|e| e.to_string())?;
     let (mut states, mut logits, mut values) = (Vec::with_capacity(CHUNK), Vec::new(), Vec::new());
     let (mut value, mut zero) = (0.0, 0.0);
     for chunk in positions.chunks(CHUNK) {

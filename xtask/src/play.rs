@@ -164,7 +164,8 @@ fn analyse<G: Board>(agent: &AzAgent, sims: u32, game: &G, out: &mut dyn Write) 
         return writeln!(out, "the game is over").map_err(io);
     };
     let text = |e: minnow_rl::RlError| e.to_string();
-    let mut policy = PolicyPlayer::new(NetEvaluator::<G>::new(&agent.net, agent.params.clone()).map_err(text)?);
+    let evaluator = NetEvaluator::<G>::with_inference(&agent.net, agent.params.clone(), agent.config.mcts.inference);
+    let mut policy = PolicyPlayer::new(evaluator.map_err(text)?);
     policy.act(game).map_err(text)?;
     let (logits, value) = policy.last_output();
     let mut mcts = net_player::<G>(&agent.net, &agent.params, &agent.config.mcts, sims, 0).map_err(text)?;

@@ -324,8 +324,10 @@ pub fn backgammon_suite(
     let (sims, threads, max_moves) = (config.eval.simulations, config.eval.threads, config.self_play.max_moves);
     let pubeval = |_: u64| Ok(WholeTurnPlayer::new(Pubeval::standard()));
     let text = |e: RlError| e.to_string();
-    let network =
-        |_: u64| Ok(WholeTurnPlayer::new(ValueChooser::new(NetEvaluator::new(&agent.net, agent.params.clone())?)));
+    let network = |_: u64| {
+        let evaluator = NetEvaluator::with_inference(&agent.net, agent.params.clone(), config.mcts.inference)?;
+        Ok(WholeTurnPlayer::new(ValueChooser::new(evaluator)))
+    };
     let bar = |label: &str, work: &dyn Fn(&(dyn Fn() + Sync)) -> Result<PointsResult>| {
         with_bar(label, games as u64, work).map_err(text)
     };

@@ -290,14 +290,23 @@ fn merge(into: &mut serde_json::Value, overrides: serde_json::Value) {
 }
 
 /// serde names an unknown key without its section; this names it by its
-/// path in the `--config` file (`dqn.replay.capcity`).
+/// path in the `--config` file (`dqn.replay.capcity`). A value error that
+/// starts with its key (`inference: expected "f32" or "bf16", found
+/// "bf17"`) gets the key's path the same way (`mcts.inference: ...`).
 fn with_key_path(e: serde_json::Error, overrides: &serde_json::Value) -> serde_json::Error {
     let text = e.to_string();
-    let Some((key, rest)) = text.strip_prefix("unknown field `").and_then(|t| t.split_once('`')) else {
+    if let Some((key, rest)) = text.strip_prefix("unknown field `").and_then(|t| t.split_once('`')) {
+        return match key_path(overrides, key) {
+            Some(path) if path != key => serde::de::Error::custom(format!("unknown field `{path}`{rest}")),
+            _ => e,
+        };
+    }
+    let Some((key, rest)) = text.split_once(": ") else { return e };
+    if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
         return e;
-    };
+    }
     match key_path(overrides, key) {
-        Some(path) if path != key => serde::de::Error::custom(format!("unknown field `{path}`{rest}")),
+        Some(path) if path != key => serde::de::Error::custom(format!("{path}: {rest}")),
         _ => e,
     }
 }

@@ -1,10 +1,14 @@
 //! `az_forward/bB`: inference of the 283,477-parameter AlphaZero-style
 //! residual MLP of docs/ANCHORS.md at batch B: policy softmax and tanh value.
+//! `az_forward/bB/bf16`: the same network and inputs through its bf16
+//! forward (`PolicyValueBf16`: bf16 weights converted once, outside the
+//! timed call; activations converted at each Linear's input; f32
+//! accumulation), as `mcts.inference = "bf16"` runs it.
 
 use super::StepResult;
 use super::filled;
 use crate::{Work, Workload};
-use minnow_nn::{Params, PolicyValueNet, PolicyValueNetConfig, Tape};
+use minnow_nn::{Params, PolicyValueBf16, PolicyValueNet, PolicyValueNetConfig, Tape};
 use rand::SeedableRng;
 
 /// The network: 198 inputs, 4 residual blocks of width 140, 676 policy logits.
@@ -21,6 +25,8 @@ pub struct AzForward {
     input: Vec<f32>,
     policy: Vec<f32>,
     value: Vec<f32>,
+    /// The bf16 copy and its logits, for the `/bf16` variant.
+    bf16: Option<(PolicyValueBf16, Vec<f32>)>,
 }
 
 impl AzForward {
@@ -38,7 +44,17 @@ impl AzForward {
             input: filled(batch * CONFIG.inputs, 21).iter().map(|v| v.abs()).collect(),
             policy: vec![0.0; batch * CONFIG.policy],
             value: vec![0.0; batch],
+            bf16: None,
         }
+    }
+
+    /// The workload at `batch` on the bf16 forward (`az_forward/bB/bf16`).
+    pub fn bf16(batch: usize) -> Self {
+        let mut w = Self::new(batch);
+        let bf16 = PolicyValueBf16::new(&w.net, &w.params).expect("the store holds the network");
+        w.bf16 = Some((bf16, vec![0.0; batch * CONFIG.policy]));
+        w.name = format!("az_forward/b{batch}/bf16");
+        w
     }
 
     /// The network's parameters.
@@ -48,6 +64,11 @@ impl AzForward {
 
     /// One batched evaluation into the policy and value buffers.
     pub fn evaluate(&mut self) -> StepResult<()> {
+        if let Some((bf16, logits)) = &mut self.bf16 {
+            bf16.forward(&self.input, logits, &mut self.value);
+            minnow_kernels::softmax_rows(logits, CONFIG.policy, &mut self.policy);
+            return Ok(());
+        }
         let mut g = self.tape.inference(&self.params);
         let x = g.input(&[self.batch, CONFIG.inputs], &self.input)?;
         let (logits, value) = self.net.forward(&mut g, x)?;
@@ -80,5 +101,8 @@ impl Workload for AzForward {
 pub fn register(list: &mut Vec<Box<dyn Workload>>) {
     for batch in [1, 8, 64] {
         list.push(Box::new(AzForward::new(batch)));
+    }
+    for batch in [1, 8, 64] {
+        list.push(Box::new(AzForward::bf16(batch)));
     }
 }

@@ -14,6 +14,8 @@
 //!   game, so the first call plays `GAME_SAMPLE_CALLS` calls' worth of
 //!   moves and counts the games finished; the throughput is that long-run
 //!   rate of games per call over the timed calls' duration.
+//! - `mcts/backgammon/bf16`: `mcts/backgammon` with the evaluator's
+//!   forward on bf16 weights (`mcts.inference = "bf16"`), simulations/s.
 //! - `mcts/backgammon/2thr`: two threads, each with its own 64 games and
 //!   evaluator, simulations/s in total (threads are spawned per call, which
 //!   allocates; the one-thread workload is the allocation-free one).
@@ -22,7 +24,7 @@ use super::az;
 use crate::{Work, Workload};
 use minnow_envs::{Backgammon, Game, Turn};
 use minnow_nn::{Params, PolicyValueNetConfig};
-use minnow_rl::mcts::{LeafBatch, MctsConfig, NetEvaluator, Search, search_batched};
+use minnow_rl::mcts::{Inference, LeafBatch, MctsConfig, NetEvaluator, Search, search_batched};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use std::sync::Arc;
@@ -57,10 +59,17 @@ pub struct SelfPlay {
 impl SelfPlay {
     /// The games, their trees and the network, from `seed`.
     pub fn new(seed: u64) -> Self {
+        Self::with_inference(seed, Inference::F32)
+    }
+
+    /// As [`SelfPlay::new`], the network's forward at `inference`'s
+    /// precision.
+    pub fn with_inference(seed: u64, inference: Inference) -> Self {
         let mut rng = Pcg64Mcg::seed_from_u64(2);
         let mut params = Params::new();
         let net = CONFIG.init(&mut params, "az", &mut rng).expect("valid network");
-        let config = MctsConfig { simulations: SIMULATIONS, leaves_per_round: LEAVES, ..MctsConfig::default() };
+        let config =
+            MctsConfig { simulations: SIMULATIONS, leaves_per_round: LEAVES, inference, ..MctsConfig::default() };
         let mut games_started = 0;
         let searches = (0..GAMES)
             .map(|i| {
@@ -73,7 +82,7 @@ impl SelfPlay {
         Self {
             searches,
             batch: LeafBatch::new(GAMES * LEAVES as usize),
-            eval: NetEvaluator::new(&net, Arc::new(params)).expect("the network fits backgammon"),
+            eval: NetEvaluator::with_inference(&net, Arc::new(params), inference).expect("the network fits backgammon"),
             rng: Pcg64Mcg::seed_from_u64(seed),
             outcomes: vec![0.0; Backgammon::MAX_OUTCOMES],
             games_started,
@@ -130,6 +139,8 @@ impl SelfPlay {
 pub struct MctsBackgammon {
     play: SelfPlay,
     games: bool,
+    /// The `/bf16` variant (simulations/s).
+    bf16: bool,
     /// Games finished per call over `GAME_SAMPLE_CALLS` calls (games
     /// workload, after its first call).
     games_per_call: f64,
@@ -138,7 +149,12 @@ pub struct MctsBackgammon {
 impl MctsBackgammon {
     /// `mcts/backgammon`, or with `games` its games-per-second twin.
     pub fn new(games: bool) -> Self {
-        Self { play: SelfPlay::new(1), games, games_per_call: 0.0 }
+        Self { play: SelfPlay::new(1), games, bf16: false, games_per_call: 0.0 }
+    }
+
+    /// `mcts/backgammon/bf16`: simulations/s with bf16 inference.
+    pub fn bf16() -> Self {
+        Self { play: SelfPlay::with_inference(1, Inference::Bf16), games: false, bf16: true, games_per_call: 0.0 }
     }
 
     /// The self-play loop (for profiles).
@@ -149,7 +165,11 @@ impl MctsBackgammon {
 
 impl Workload for MctsBackgammon {
     fn name(&self) -> String {
-        if self.games { "mcts/backgammon/games".into() } else { "mcts/backgammon".into() }
+        match (self.games, self.bf16) {
+            (true, _) => "mcts/backgammon/games".into(),
+            (false, true) => "mcts/backgammon/bf16".into(),
+            (false, false) => "mcts/backgammon".into(),
+        }
     }
     fn work(&self) -> Work {
         if self.games {
@@ -197,5 +217,6 @@ impl Workload for MctsBackgammonThreads {
 pub fn register(list: &mut Vec<Box<dyn Workload>>) {
     list.push(Box::new(MctsBackgammon::new(false)));
     list.push(Box::new(MctsBackgammon::new(true)));
+    list.push(Box::new(MctsBackgammon::bf16()));
     list.push(Box::new(MctsBackgammonThreads { plays: (1..=2).map(SelfPlay::new).collect() }));
 }

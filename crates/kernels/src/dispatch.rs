@@ -58,6 +58,37 @@ fn requested() -> Level {
     }
 }
 
+static BF16: AtomicU8 = AtomicU8::new(u8::MAX);
+
+/// Whether bf16 kernels on this thread run on the CPU's own bf16
+/// dot-product instruction (AVX-512 BF16's `vdpbf16ps`) rather than their
+/// portable fallback: the CPU has it (detected once, cached) and the
+/// thread's [`level`] is [`Level::Avx512`] (so `MINNOW_SIMD` and
+/// [`with_level`] turn it off too). A capability beside [`Level`], not a
+/// level of its own: the f32 kernels never look at it.
+pub fn bf16_native() -> bool {
+    let detected = match BF16.load(Ordering::Relaxed) {
+        0 => false,
+        1 => true,
+        _ => {
+            let detected = detect_bf16();
+            BF16.store(detected as u8, Ordering::Relaxed);
+            detected
+        }
+    };
+    detected && level() == Level::Avx512
+}
+
+#[cfg(target_arch = "x86_64")]
+fn detect_bf16() -> bool {
+    detect() == Level::Avx512 && is_x86_feature_detected!("avx512bf16")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn detect_bf16() -> bool {
+    false
+}
+
 #[cfg(target_arch = "x86_64")]
 fn detect() -> Level {
     if is_x86_feature_detected!("avx512f")

@@ -32,6 +32,7 @@
 mod dispatch;
 mod activation;
 mod adam;
+mod bf16;
 mod denormals;
 mod elementwise;
 mod gelu;
@@ -48,8 +49,9 @@ mod softmax;
 
 pub use activation::*;
 pub use adam::{AdamParams, adam_step};
+pub use bf16::{PackedBf16, bf16_to_f32, f32_to_bf16, linear_bf16, linear_bf16_scratch, pack_bf16, packed_bf16_len};
 pub use denormals::flush_denormals;
-pub use dispatch::{Level, level, supported_levels, with_level};
+pub use dispatch::{Level, bf16_native, level, supported_levels, with_level};
 pub use elementwise::*;
 pub use gelu::{gelu, gelu_backward};
 pub use gemm::{Par, View, ViewMut, gemm, gemm_threads};

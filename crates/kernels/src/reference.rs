@@ -461,3 +461,37 @@ pub fn gelu_backward(x: &[f32], dy: &[f32], dx: &mut [f32], accum: Accum) {
         put(&mut dx[i], (dy[i] as f64 * (gelu_cdf(v) + v * density)) as f32, accum);
     }
 }
+
+/// The scalar twin of [`crate::linear_bf16`]: every operand rounded to
+/// bf16 with [`crate::f32_to_bf16`], then per output, from the bias, each
+/// pair of k adds its odd product and then its even one in f32 (each
+/// product is exact, so this is the instruction's fused multiply-add).
+pub fn linear_bf16(
+    y: &mut [f32],
+    x: &[f32],
+    w: crate::PackedBf16<'_>,
+    bias: Option<&[f32]>,
+    relu: bool,
+    scratch: &mut [u32],
+) {
+    let (n, k) = (w.outputs(), w.inputs());
+    let _ = scratch;
+    let (kp, rows) = (k.div_ceil(2), x.len() / k.max(1));
+    let round = |v: f32| crate::bf16_to_f32(crate::f32_to_bf16(v));
+    let weight = |j: usize, q: usize| {
+        let pair = w.data()[((j / 16) * kp + q / 2) * 16 + j % 16];
+        crate::bf16_to_f32(if q.is_multiple_of(2) { pair as u16 } else { (pair >> 16) as u16 })
+    };
+    for i in 0..rows {
+        for j in 0..n {
+            let mut acc = bias.map_or(0.0, |b| b[j]);
+            for p in 0..kp {
+                let (e, o) = (2 * p, 2 * p + 1);
+                let xo = if o < k { round(x[i * k + o]) } else { 0.0 };
+                acc += xo * weight(j, o);
+                acc += round(x[i * k + e]) * weight(j, e);
+            }
+            y[i * n + j] = if relu { if acc > 0.0 { acc } else { 0.0 } } else { acc };
+        }
+    }
+}

@@ -5,7 +5,7 @@ use minnow_arena::{CountingAlloc, count_allocations};
 use minnow_autodiff::Params;
 use minnow_envs::{Game, TicTacToe, Turn};
 use minnow_nn::PolicyValueNetConfig;
-use minnow_rl::mcts::{LeafBatch, MctsConfig, NetEvaluator, RolloutEvaluator, Search, search_batched};
+use minnow_rl::mcts::{Inference, LeafBatch, MctsConfig, NetEvaluator, RolloutEvaluator, Search, search_batched};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use std::sync::Arc;
@@ -54,17 +54,26 @@ fn batched_search_with_a_network_allocates_nothing_per_simulation() {
     let net = PolicyValueNetConfig { inputs: 18, width: 32, blocks: 1, policy: 9 }
         .init(&mut params, "net", &mut rng)
         .unwrap();
-    let mut eval = NetEvaluator::<TicTacToe>::new(&net, Arc::new(params)).unwrap();
-    for solver in [false, true] {
+    let params = Arc::new(params);
+    for (inference, solver) in [(Inference::F32, false), (Inference::F32, true), (Inference::Bf16, false)] {
+        let mut eval = NetEvaluator::<TicTacToe>::with_inference(&net, params.clone(), inference).unwrap();
         let config = MctsConfig { simulations: 64, leaves_per_round: 4, solver, ..MctsConfig::default() };
         let mut searches: Vec<_> = (0..8).map(|_| Search::new(&config, &TicTacToe::new()).unwrap()).collect();
         let mut batch = LeafBatch::new(8 * 4);
         play_games(&mut searches, &mut batch, &mut eval, &mut rng);
         let (sims, on_thread, _) = count_allocations(|| {
-            (0..3).map(|_| play_games(&mut searches, &mut batch, &mut eval, &mut rng)).sum::<u64>()
+            // A new snapshot between rounds, as self-play gets one per
+            // iteration (under bf16 it is converted in place).
+            (0..3)
+                .map(|_| {
+                    eval.set_params(params.clone()).unwrap();
+                    play_games(&mut searches, &mut batch, &mut eval, &mut rng)
+                })
+                .sum::<u64>()
         });
-        assert!(sims > 3 * 8 * 5 * 64, "solver {solver}: {sims} simulations");
-        assert_eq!(on_thread.allocations, 0, "solver {solver}: {} bytes over {sims} simulations", on_thread.bytes);
+        let what = format!("{inference:?}, solver {solver}");
+        assert!(sims > 3 * 8 * 5 * 64, "{what}: {sims} simulations");
+        assert_eq!(on_thread.allocations, 0, "{what}: {} bytes over {sims} simulations", on_thread.bytes);
     }
 }
 

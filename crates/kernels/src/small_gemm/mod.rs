@@ -31,6 +31,8 @@ mod scalar;
 mod simd;
 #[cfg(target_arch = "x86_64")]
 mod x86;
+#[cfg(target_arch = "x86_64")]
+pub(crate) use x86::even_parts;
 
 /// How the two operands are stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

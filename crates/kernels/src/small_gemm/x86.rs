@@ -162,7 +162,7 @@ impl Blocks for Avx2 {
 
 /// Splits `len` into the fewest parts of at most `max`, as even as
 /// possible: (start, size) pairs.
-fn even_parts(len: usize, max: usize) -> impl Iterator<Item = (usize, usize)> {
+pub(crate) fn even_parts(len: usize, max: usize) -> impl Iterator<Item = (usize, usize)> {
     let parts = len.div_ceil(max);
     let (base, extra) = (len / parts.max(1), len % parts.max(1));
     (0..parts).map(move |q| (q * base + q.min(extra), base + usize::from(q < extra)))

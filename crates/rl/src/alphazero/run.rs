@@ -437,7 +437,8 @@ pub fn evaluate_snapshot<G: Game + Default + Sync>(
     Ok(EvalReport { vs_random, vs_rollout, seconds: started.elapsed().as_secs_f64() })
 }
 
-/// A network player over a snapshot.
+/// A network player over a snapshot, its forward at `mcts.inference`'s
+/// precision.
 pub fn net_player<G: Game + Default>(
     net: &PolicyValueNet,
     params: &Arc<Params>,
@@ -447,5 +448,5 @@ pub fn net_player<G: Game + Default>(
 ) -> Result<MctsPlayer<G, NetEvaluator<G>>> {
     check_network::<G>(net, params)?;
     let config = MctsConfig { simulations, dirichlet_fraction: 0.0, ..*mcts };
-    MctsPlayer::new(&config, NetEvaluator::new(net, params.clone())?, &G::default(), seed)
+    MctsPlayer::new(&config, NetEvaluator::with_inference(net, params.clone(), mcts.inference)?, &G::default(), seed)
 }

@@ -79,7 +79,7 @@ impl<G: Game + Default> SelfPlayWorker<G> {
             searches,
             slots: (0..config.parallel_games).map(|_| Record::default()).collect(),
             batch: LeafBatch::new(config.parallel_games * mcts.leaves_per_round as usize),
-            eval: NetEvaluator::new(net, params)?,
+            eval: NetEvaluator::with_inference(net, params, mcts.inference)?,
             outcomes: vec![0.0; G::MAX_OUTCOMES.max(1)],
             legal: vec![0; G::MAX_LEGAL.max(1)],
             policy_row: vec![0.0; G::ACTIONS],

@@ -18,6 +18,66 @@ pub enum ChanceMode {
     Stratified,
 }
 
+/// The precision of the network's forward where a search evaluates its
+/// leaves (self-play, evaluation matches, play): the config key
+/// `inference`, `"f32"` (the default) or `"bf16"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Inference {
+    /// The f32 forward the network trains with.
+    #[default]
+    F32,
+    /// Every Linear on bf16 weights and activations with f32 accumulation
+    /// (`minnow_nn::PolicyValueBf16`), the weights converted once per
+    /// snapshot; logits and values within a few hundredths of the f32
+    /// forward's (docs/DESIGN.md, "Compute").
+    Bf16,
+}
+
+impl Inference {
+    /// Whether this is the default (which configs leave unwritten, so a
+    /// run's config identity is what it was before the key existed).
+    pub fn is_f32(&self) -> bool {
+        *self == Inference::F32
+    }
+}
+
+impl std::str::FromStr for Inference {
+    type Err = String;
+
+    /// `"f32"` or `"bf16"`; otherwise a message naming the key and the
+    /// value found.
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "f32" => Ok(Inference::F32),
+            "bf16" => Ok(Inference::Bf16),
+            other => Err(format!("inference: expected \"f32\" or \"bf16\", found \"{other}\"")),
+        }
+    }
+}
+
+/// Reads `Inference` from a string; any other value's error names the key
+/// too ("invalid type: integer `16`, expected inference: "f32" or "bf16"").
+struct InferenceVisitor;
+
+impl serde::de::Visitor<'_> for InferenceVisitor {
+    type Value = Inference;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(r#"inference: "f32" or "bf16""#)
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> std::result::Result<Inference, E> {
+        s.parse().map_err(E::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for Inference {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_str(InferenceVisitor)
+    }
+}
+
 /// PUCT search with network priors: AlphaZero's selection rule
 /// `Q + c_puct P sqrt(N_parent) / (1 + N_child)`, values from the view of
 /// the player choosing.
@@ -58,6 +118,11 @@ pub struct MctsConfig {
     /// greedily is a proven win if there is one and a proven loss only if
     /// nothing else is left. Chance nodes are never proven.
     pub solver: bool,
+    /// The network's precision at the leaves: `"f32"` (default) or
+    /// `"bf16"` (see [`Inference`]). Left out of the written config when
+    /// f32.
+    #[serde(skip_serializing_if = "Inference::is_f32")]
+    pub inference: Inference,
 }
 
 impl Default for MctsConfig {
@@ -73,6 +138,7 @@ impl Default for MctsConfig {
             reuse_tree: true,
             gumbel_considered: 0,
             solver: false,
+            inference: Inference::F32,
         }
     }
 }

@@ -29,7 +29,7 @@ mod search;
 mod tree;
 
 pub use batch::{LeafBatch, search_batched};
-pub use config::{ChanceMode, MctsConfig, check_temperature};
+pub use config::{ChanceMode, Inference, MctsConfig, check_temperature};
 pub(crate) use evaluator::sample_index;
 pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator};
 pub use network::{NetEvaluator, check_network};

@@ -1,10 +1,10 @@
 //! Leaves evaluated by a [`PolicyValueNet`] in one batched forward pass.
 
-use super::Evaluator;
+use super::{Evaluator, Inference};
 use crate::{Result, RlError};
 use minnow_autodiff::{Params, Tape};
 use minnow_envs::Game;
-use minnow_nn::PolicyValueNet;
+use minnow_nn::{PolicyValueBf16, PolicyValueNet};
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -15,17 +15,28 @@ use std::sync::Arc;
 /// observation buffer are this evaluator's own, so evaluators on different
 /// threads share nothing mutable. After the largest batch has been seen
 /// once, evaluating allocates nothing.
+///
+/// With [`Inference::Bf16`] the forward runs on a bf16 copy of the
+/// snapshot's weights ([`PolicyValueBf16`]), converted when the evaluator
+/// is built and at each [`NetEvaluator::set_params`] (into the same
+/// buffers: no allocation); the f32 path is then not used at all.
 pub struct NetEvaluator<G> {
     net: PolicyValueNet,
     params: Arc<Params>,
     tape: Tape,
     obs: Vec<f32>,
+    /// The bf16 copy and its policy logits (all of the network's, which
+    /// may be more than the game's actions), under `Inference::Bf16`.
+    bf16: Option<(PolicyValueBf16, Vec<f32>)>,
     game: PhantomData<fn() -> G>,
 }
 
 impl<G> std::fmt::Debug for NetEvaluator<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NetEvaluator").field("params", &self.params.numel()).finish()
+        f.debug_struct("NetEvaluator")
+            .field("params", &self.params.numel())
+            .field("bf16", &self.bf16.is_some())
+            .finish()
     }
 }
 
@@ -33,15 +44,33 @@ impl<G: Game> NetEvaluator<G> {
     /// An error unless the network reads `G::OBSERVATION_SIZE` inputs,
     /// writes `G::ACTIONS` logits and `params` is laid out for it.
     pub fn new(net: &PolicyValueNet, params: Arc<Params>) -> Result<Self> {
-        check_network::<G>(net, &params)?;
-        Ok(Self { net: net.clone(), params, tape: Tape::new(), obs: Vec::new(), game: PhantomData })
+        Self::with_inference(net, params, Inference::F32)
     }
 
-    /// Swaps in another snapshot of the same layout.
+    /// As [`NetEvaluator::new`], the forward at `inference`'s precision.
+    pub fn with_inference(net: &PolicyValueNet, params: Arc<Params>, inference: Inference) -> Result<Self> {
+        check_network::<G>(net, &params)?;
+        let bf16 = match inference {
+            Inference::F32 => None,
+            Inference::Bf16 => Some((PolicyValueBf16::new(net, &params)?, Vec::new())),
+        };
+        Ok(Self { net: net.clone(), params, tape: Tape::new(), obs: Vec::new(), bf16, game: PhantomData })
+    }
+
+    /// Swaps in another snapshot of the same layout (and converts it to
+    /// bf16 under `Inference::Bf16`).
     pub fn set_params(&mut self, params: Arc<Params>) -> Result<()> {
         self.params.check_layout(&params)?;
+        if let Some((bf16, _)) = &mut self.bf16 {
+            bf16.refresh(&params)?;
+        }
         self.params = params;
         Ok(())
+    }
+
+    /// The precision the forward runs at.
+    pub fn inference(&self) -> Inference {
+        if self.bf16.is_some() { Inference::Bf16 } else { Inference::F32 }
     }
 
     /// The parameter snapshot evaluated.
@@ -88,6 +117,21 @@ impl<G: Game> Evaluator<G> for NetEvaluator<G> {
         }
         for (state, row) in states.iter().zip(self.obs.chunks_exact_mut(width)) {
             state.observe(row);
+        }
+        if let Some((bf16, wide)) = &mut self.bf16 {
+            let (a, policy) = (G::ACTIONS, bf16.policy_outputs());
+            if policy == a {
+                bf16.forward(&self.obs[..n * width], logits, values);
+            } else {
+                if wide.len() < n * policy {
+                    wide.resize(n * policy, 0.0);
+                }
+                bf16.forward(&self.obs[..n * width], &mut wide[..n * policy], values);
+                for (dst, src) in logits.chunks_exact_mut(a).zip(wide.chunks_exact(policy)) {
+                    dst.copy_from_slice(&src[..a]);
+                }
+            }
+            return;
         }
         let mut g = self.tape.inference(&self.params);
         // Shapes were checked when the evaluator was built.
