@@ -15,7 +15,7 @@ pub enum Work {
 
 /// A benchmark: built once (all allocation happens there), then `run`
 /// repeatedly. `run` must do the same work every call.
-pub trait Workload {
+pub trait Workload: Send {
     /// The name `cargo xtask bench` prints and filters on.
     fn name(&self) -> String;
     /// The work one call does, for the throughput column.
@@ -105,7 +105,20 @@ fn run_for(workload: &mut dyn Workload, time: Duration, min_calls: usize) -> f64
 /// Warms every workload up, then times them in rounds (see [`Budget`]).
 /// A sample is several calls lasting about 2 ms, so timer overhead is
 /// negligible; statistics are per call. `progress` hears each finished round.
+///
+/// All of it runs on a worker of rayon's pool: a workload that splits its
+/// work over the pool then stays inside it, where handing each call in
+/// from outside would cost a wake-up and, every 63 calls, an allocation in
+/// rayon's job queue.
 pub fn measure(
+    workloads: &mut [Box<dyn Workload>],
+    budget: Budget,
+    progress: impl FnMut(usize) + Send,
+) -> Vec<Measurement> {
+    rayon::scope(|_| measure_here(workloads, budget, progress))
+}
+
+fn measure_here(
     workloads: &mut [Box<dyn Workload>],
     budget: Budget,
     mut progress: impl FnMut(usize),

@@ -27,6 +27,7 @@ pub struct AzForward {
     value: Vec<f32>,
     /// The bf16 copy and its logits, for the `/bf16` variant.
     bf16: Option<(PolicyValueBf16, Vec<f32>)>,
+    threads: usize,
 }
 
 impl AzForward {
@@ -45,7 +46,18 @@ impl AzForward {
             policy: vec![0.0; batch * CONFIG.policy],
             value: vec![0.0; batch],
             bf16: None,
+            threads: 1,
         }
+    }
+
+    /// The f32 forward with its matrix products split by rows over
+    /// `threads` threads of rayon's pool, inside the pool
+    /// (`az_forward/bB/Nthr`). LayerNorm and the softmax stay on one thread.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.tape.set_gemm_threads(threads);
+        self.threads = threads;
+        self.name = format!("{}/{threads}thr", self.name);
+        self
     }
 
     /// The workload at `batch` on the bf16 forward (`az_forward/bB/bf16`).
@@ -78,6 +90,11 @@ impl AzForward {
         Ok(())
     }
 
+    /// The policy and value of the last evaluation.
+    pub fn outputs(&self) -> (&[f32], &[f32]) {
+        (&self.policy, &self.value)
+    }
+
     /// The tape (for profiles).
     pub fn tape_mut(&mut self) -> &mut Tape {
         &mut self.tape
@@ -92,7 +109,8 @@ impl Workload for AzForward {
         Work::Flops(2.0 * self.batch as f64 * self.params.numel() as f64)
     }
     fn run(&mut self) {
-        self.evaluate().expect("the benchmark input is valid");
+        let done = if self.threads > 1 { rayon::scope(|_| self.evaluate()) } else { self.evaluate() };
+        done.expect("the benchmark input is valid");
         std::hint::black_box(&self.policy);
     }
 }
@@ -105,4 +123,5 @@ pub fn register(list: &mut Vec<Box<dyn Workload>>) {
     for batch in [1, 8, 64] {
         list.push(Box::new(AzForward::bf16(batch)));
     }
+    list.push(Box::new(AzForward::new(64).with_threads(2)));
 }

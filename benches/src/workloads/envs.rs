@@ -49,7 +49,7 @@ impl<E: Env> EnvSteps<E> {
     }
 }
 
-impl<E: Env> Workload for EnvSteps<E> {
+impl<E: Env + Send> Workload for EnvSteps<E> {
     fn name(&self) -> String {
         format!("env/{}", E::NAME)
     }

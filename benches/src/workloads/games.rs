@@ -76,7 +76,7 @@ impl<G: Game> GameSteps<G> {
     }
 }
 
-impl<G: Game> Workload for GameSteps<G> {
+impl<G: Game + Send> Workload for GameSteps<G> {
     fn name(&self) -> String {
         format!("env/{}", G::NAME)
     }
