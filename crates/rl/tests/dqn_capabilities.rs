@@ -175,3 +175,22 @@ fn model_and_views_train_and_evaluate() {
         assert!(outcome.success && outcome.steps == nearest, "from cell {cell}: {outcome:?}");
     }
 }
+
+/// Learning every action on a one-rank group (the data-parallel path,
+/// whose shard is the whole batch) gives the one-process run's bits.
+#[test]
+fn all_actions_on_one_shard_is_the_one_process_run() {
+    let config = DqnConfig { all_actions: true, env_steps: 600, ..config() };
+    let mut alone = DqnRun::new(&config, corridor(true)).unwrap();
+    let mut sharded =
+        DqnRun::new(&config, corridor(true)).unwrap().distributed(std::rc::Rc::new(minnow_dist::Solo)).unwrap();
+    while !alone.is_done() {
+        alone.step().unwrap();
+        sharded.step().unwrap();
+    }
+    assert!(alone.learner().updates() > 100);
+    let (a, b) = (alone.learner().params().values(), sharded.learner().params().values());
+    assert!(a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()));
+    let bits = |u: minnow_rl::dqn::UpdateStats| (u.loss.to_bits(), u.mean_q.to_bits());
+    assert_eq!(alone.last_update().map(bits), sharded.last_update().map(bits));
+}

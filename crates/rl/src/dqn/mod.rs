@@ -26,6 +26,7 @@ mod learner;
 mod memory;
 mod network;
 mod run;
+mod shards;
 mod symmetric;
 
 pub use config::{DqnConfig, PerEnvEpsilon, TargetUpdate};

@@ -3,11 +3,14 @@
 //! gradient updates, a curriculum, and episode statistics.
 
 use super::env::{afterstates_of, model_of, symmetries_of};
+use super::shards::Shards;
 use super::{Curriculum, DqnConfig, DqnEnv, DqnLearner, UpdateStats};
 use crate::{NStep, NStepConfig, Result, Step, splitmix};
+use minnow_dist::Collective;
 use minnow_optim::Schedule;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
+use std::rc::Rc;
 
 /// The curriculum judges success only on episodes of envs exploring at
 /// most this much.
@@ -106,6 +109,8 @@ pub struct DqnRun<E: DqnEnv> {
     /// beginning, after a checkpoint boundary and after a resume).
     fresh: bool,
     last_update: Option<UpdateStats>,
+    /// This rank's part when the run is one of several (data-parallel).
+    shards: Option<Shards>,
 }
 
 impl<E: DqnEnv> DqnRun<E> {
@@ -147,7 +152,32 @@ impl<E: DqnEnv> DqnRun<E> {
             recent: RecentEpisodes::new(),
             fresh: true,
             last_update: None,
+            shards: None,
         })
+    }
+
+    /// Trains as one rank of `comm`, data-parallel: every rank acts the
+    /// same (the same replay everywhere) and samples the same batches,
+    /// computes the gradient of its shard of each batch's rows, and one
+    /// fixed-order sum gives every rank the same update the whole batch
+    /// gives one process (up to the order in which the rows' gradients
+    /// add). Rank 0 alone should write the run; every rank holds it.
+    pub fn distributed(mut self, comm: Rc<dyn Collective>) -> Result<Self> {
+        self.shards = Some(self.learner.shards(comm)?);
+        Ok(self)
+    }
+
+    /// The group this run trains in, when distributed.
+    pub fn comm(&self) -> Option<&dyn Collective> {
+        self.shards.as_ref().map(Shards::comm)
+    }
+
+    /// Whether to stop after the step just taken: whether this process was
+    /// asked to ([`minnow_train::request_stop`]), or in a distributed run
+    /// whether any rank was, as the ranks agreed in the step (so that all
+    /// stop after the same one).
+    pub fn stop_requested(&self) -> bool {
+        self.shards.as_ref().map_or_else(minnow_train::stop_requested, |s| s.stop)
     }
 
     /// The run's settings.
@@ -240,15 +270,25 @@ impl<E: DqnEnv> DqnRun<E> {
         };
         let before = self.env_steps;
         self.env_steps += self.envs.len() as u64;
-        if self.env_steps >= starts && self.learner.memory.len() >= batch {
+        if let Some(shards) = self.shards.as_mut() {
+            shards.stop = false;
+        }
+        let learns = self.env_steps >= starts && self.learner.memory.len() >= batch;
+        if learns {
             self.learner.anneal_lr(self.env_steps);
             for _ in 0..updates {
+                let shards = self.shards.as_mut();
                 self.last_update = Some(if self.learner.config.all_actions {
-                    self.learner.update_all_actions(&self.envs[0])?
+                    self.learner.update_all_actions_in(&self.envs[0], shards)?
                 } else {
-                    self.learner.update(&self.envs[0])?
+                    self.learner.update_in(&self.envs[0], shards)?
                 });
             }
+        }
+        if let Some(shards) = self.shards.as_mut()
+            && !(learns && updates > 0)
+        {
+            shards.agree_stop()?;
         }
         let every = self.learner.config.checkpoint_every;
         if before / every != self.env_steps / every || self.is_done() {
