@@ -125,7 +125,8 @@ fn data_parallel_shares(world: &Rc<dyn Collective>) -> Result<(), String> {
     for j in rows.clone() {
         (values[2 * j], values[2 * j + 1]) = (value(j, 0), j as f32);
     }
-    let reduced = parallel.reduce_shares(&mut grads, &mut values, grads[0], rank == 0).map_err(|e| e.to_string())?;
+    let loss = grads[0];
+    let reduced = parallel.reduce_shares(&mut grads, &mut values, loss, rank == 0).map_err(|e| e.to_string())?;
     let expected: Vec<f32> = (0..batch).flat_map(|j| [value(j, 0), j as f32]).collect();
     if values[..] != expected[..] || !reduced.stop {
         return Err(format!("rank {rank} of {size}: row values {values:?}, stop {}", reduced.stop));

@@ -17,7 +17,7 @@ fn one_shard_is_the_one_process_run_bit_for_bit() {
         let sharded = pole::train(&config, Some(solo));
         assert_eq!(alone.learner().updates(), 52, "{name}");
         let (a, b) = (alone.learner().params().values(), sharded.learner().params().values());
-        assert_eq!(pole::difference(a, b), (0.0, 0), "{name}");
+        assert_eq!(pole::difference(a, b), pole::Difference::default(), "{name}");
         assert!(a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()), "{name}");
         let bits = |u: minnow_rl::dqn::UpdateStats| (u.loss.to_bits(), u.mean_q.to_bits());
         assert_eq!(alone.last_update().map(bits), sharded.last_update().map(bits), "{name}");

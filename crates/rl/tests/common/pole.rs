@@ -98,16 +98,33 @@ pub fn train(config: &DqnConfig, comm: Option<Rc<dyn Collective>>) -> DqnRun<Pol
     run
 }
 
-/// The largest absolute difference and the largest difference in units
-/// in the last place between two buffers of one length.
-pub fn difference(a: &[f32], b: &[f32]) -> (f32, u32) {
+/// How far two parameter buffers lie apart.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Difference {
+    /// The largest absolute difference.
+    pub abs: f32,
+    /// The largest difference in units in the last place, over the values
+    /// of magnitude at least [`LARGE`] (near 0 an ulp is as small as the
+    /// value, and a count of them says nothing).
+    pub ulps: u32,
+    /// Values that differ at all.
+    pub differing: usize,
+}
+
+/// The magnitude from which [`Difference::ulps`] counts.
+pub const LARGE: f32 = 1e-3;
+
+/// How far `a` and `b`, of one length, lie apart.
+pub fn difference(a: &[f32], b: &[f32]) -> Difference {
     assert_eq!(a.len(), b.len(), "difference: buffers of {} and {} values", a.len(), b.len());
     // Floats ordered as integers: the distance counts the floats between.
     let ordered = |x: f32| {
         let bits = x.to_bits() as i32;
         if bits < 0 { i32::MIN - bits } else { bits }
     };
-    a.iter().zip(b).fold((0.0f32, 0u32), |(abs, ulps), (&x, &y)| {
-        (abs.max((x - y).abs()), ulps.max(ordered(x).abs_diff(ordered(y))))
+    a.iter().zip(b).fold(Difference::default(), |d, (&x, &y)| Difference {
+        abs: d.abs.max((x - y).abs()),
+        ulps: if x.abs().max(y.abs()) >= LARGE { d.ulps.max(ordered(x).abs_diff(ordered(y))) } else { d.ulps },
+        differing: d.differing + (x.to_bits() != y.to_bits()) as usize,
     })
 }
