@@ -24,3 +24,11 @@ fn one_shard_is_the_one_process_run_bit_for_bit() {
         assert!(!sharded.stop_requested());
     }
 }
+
+/// The process group stays in the run: the learner can still move to
+/// another thread.
+#[test]
+fn the_learner_stays_send() {
+    fn send<T: Send>() {}
+    send::<minnow_rl::dqn::DqnLearner>();
+}

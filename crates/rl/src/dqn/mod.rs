@@ -12,6 +12,9 @@
 //! - [`DqnRun`]: the acting loop over `num_envs` environments ([`DqnEnv`]).
 //! - [`eval::play_greedy`]: batched greedy play, what evaluations build on.
 //! - [`DqnRun::save`] / [`DqnRun::resume`]: checkpoints that continue exactly.
+//! - [`DqnRun::distributed`]: data-parallel learning over the ranks of a
+//!   `minnow_dist::Collective` (an MPI job), each rank the gradient of its
+//!   shard of every batch.
 //!
 //! No environment is named here: the shipped tasks' adapters, presets and
 //! evaluations live in `minnow-tasks`.
