@@ -32,3 +32,32 @@ fn the_learner_stays_send() {
     fn send<T: Send>() {}
     send::<minnow_rl::dqn::DqnLearner>();
 }
+
+/// A loss that stops being finite ends the run at the same update on the
+/// sharded path (where a rank's part goes through the sum first, so every
+/// rank fails together) as in one process.
+#[test]
+fn a_diverging_run_fails_at_the_same_update_on_one_shard() {
+    let (_, config) = pole::configs().into_iter().next().unwrap();
+    let config = minnow_rl::dqn::DqnConfig {
+        optimizer: minnow_optim::AdamConfig { lr: 1e30, ..config.optimizer },
+        max_grad_norm: 0.0,
+        ..config
+    };
+    let diverge = |comm: Option<Rc<dyn Collective>>| {
+        let env = pole::Pole(minnow_envs::CartPole::new(minnow_envs::CartPoleConfig::default()).unwrap());
+        let mut run = minnow_rl::dqn::DqnRun::new(&config, env).unwrap();
+        if let Some(comm) = comm {
+            run = run.distributed(comm).unwrap();
+        }
+        loop {
+            if let Err(e) = run.step() {
+                return e.to_string();
+            }
+            assert!(!run.is_done(), "the run did not diverge");
+        }
+    };
+    let alone = diverge(None);
+    assert!(alone.starts_with("training diverged at update"), "{alone}");
+    assert_eq!(diverge(Some(Rc::new(Solo))), alone);
+}

@@ -277,8 +277,7 @@ impl DqnLearner {
                 Some(shards) => {
                     shards.clear_q();
                     shards.q[rows].copy_from_slice(g.value(q_taken));
-                    let part = g.scale(loss, shards.seed())?;
-                    (finish_loss(&mut g, part, self.updates)?, f32::NAN)
+                    (shard_loss(&mut g, loss, shards.seed())?, f32::NAN)
                 }
             }
         };
@@ -286,6 +285,9 @@ impl DqnLearner {
             None => loss,
             Some(shards) => {
                 let loss = shards.reduce(self.online.grads_mut(), loss)?;
+                if !loss.is_finite() {
+                    return Err(RlError::Diverged { update: self.updates, loss });
+                }
                 for ((td, &q), &y) in self.td_errors.iter_mut().zip(&shards.q).zip(&self.targets) {
                     *td = q - y;
                 }
@@ -359,8 +361,7 @@ impl DqnLearner {
                 Some(shards) => {
                     shards.clear_q();
                     shards.q[elements].copy_from_slice(g.value(q));
-                    let part = g.scale(loss, shards.seed())?;
-                    (finish_loss(&mut g, part, self.updates)?, f32::NAN)
+                    (shard_loss(&mut g, loss, shards.seed())?, f32::NAN)
                 }
             }
         };
@@ -368,6 +369,9 @@ impl DqnLearner {
             None => loss,
             Some(shards) => {
                 let loss = shards.reduce(self.online.grads_mut(), loss)?;
+                if !loss.is_finite() {
+                    return Err(RlError::Diverged { update: self.updates, loss });
+                }
                 mean_q = mean(shards.q.iter().copied());
                 loss
             }
@@ -487,6 +491,20 @@ fn next_state_values(
         };
     }
     Ok(())
+}
+
+/// A shard's part of the global batch's loss (`loss` scaled by the
+/// shard's seed) and, where it is finite, its backward pass. A non-finite
+/// part is not an error here: it makes the sum over the ranks non-finite,
+/// so every rank fails at the same update instead of one leaving the
+/// others waiting in the sum.
+fn shard_loss(g: &mut minnow_autodiff::Graph<'_>, loss: minnow_autodiff::Var, seed: f32) -> Result<f32> {
+    let part = g.scale(loss, seed)?;
+    let value = g.scalar(part);
+    if value.is_finite() {
+        g.backward(part)?;
+    }
+    Ok(value)
 }
 
 /// The loss's value, or an error if it is not finite; then the backward pass.
