@@ -6,8 +6,12 @@
 #[path = "common/pole.rs"]
 mod pole;
 
+use minnow_arena::{CountingAlloc, count_allocations};
 use minnow_dist::{Collective, Solo};
 use std::rc::Rc;
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
 
 #[test]
 fn one_shard_is_the_one_process_run_bit_for_bit() {
@@ -60,4 +64,26 @@ fn a_diverging_run_fails_at_the_same_update_on_one_shard() {
     let alone = diverge(None);
     assert!(alone.starts_with("training diverged at update"), "{alone}");
     assert_eq!(diverge(Some(Rc::new(Solo))), alone);
+}
+
+/// The sharded path's steps (its own Q buffer, the seed's scale node on
+/// the tape) allocate nothing once warmed up, as the one-process steps.
+#[test]
+fn sharded_steps_allocate_nothing() {
+    for (name, config) in pole::configs() {
+        let config = minnow_rl::dqn::DqnConfig { env_steps: 1_000_000, checkpoint_every: 1_000_000, ..config };
+        let env = pole::Pole(minnow_envs::CartPole::new(minnow_envs::CartPoleConfig::default()).unwrap());
+        let mut run = minnow_rl::dqn::DqnRun::new(&config, env).unwrap().distributed(Rc::new(Solo)).unwrap();
+        // Past learning_starts and through a few episode ends.
+        for _ in 0..500 {
+            run.step().unwrap();
+        }
+        assert!(run.learner().updates() > 0);
+        let (_, on_thread, _) = count_allocations(|| {
+            for _ in 0..200 {
+                run.step().unwrap();
+            }
+        });
+        assert_eq!(on_thread.allocations, 0, "{name}: {} bytes allocated", on_thread.bytes);
+    }
 }
