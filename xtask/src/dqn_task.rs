@@ -2,14 +2,14 @@
 //! progress bar, metrics, a learning curve, checkpoints with exact
 //! `--resume`, and a final greedy evaluation table. Under `mpirun -np K
 //! ... --distributed` every rank acts the same and learns data-parallel
-//! (`DqnRun::distributed`); rank 0 alone evaluates and writes the run.
+//! (`DqnRun::step_sharded`); rank 0 alone evaluates and writes the run.
 
 use crate::error::XtaskError;
 use crate::train::{FrontEnd, TrainArgs, layered};
 use minnow_dist::Collective;
 use minnow_envs::{CartPole, CartPoleConfig, Cube2, Cube2Config, Env, Game2048, Game2048Config};
 use minnow_rl::dqn::eval::play_greedy;
-use minnow_rl::dqn::{DqnConfig, DqnEnv, DqnLearner, DqnRun};
+use minnow_rl::dqn::{DqnConfig, DqnEnv, DqnLearner, DqnRun, Shards};
 use minnow_tasks::eval::{evaluate_2048, evaluate_cube};
 use minnow_tasks::{CartPoleDqn, CubeDqn, Game2048Dqn, presets, pretrain_cube};
 use minnow_train::{Cadence, Metrics, Run, RunCheckpoint, RunCheckpointWriter, TrainError};
@@ -188,6 +188,8 @@ struct TaskRun<E: DqnTask> {
     /// Whether this process evaluates (every rank of a distributed run
     /// trains the same; only rank 0 evaluates and writes).
     evaluates: bool,
+    /// This rank's part when the run is one of several (data-parallel).
+    shards: Option<Shards>,
 }
 
 /// What may change on a resume: the step budget, the cadences, the
@@ -213,7 +215,11 @@ impl<E: DqnTask> Run for TaskRun<E> {
 
     fn train_step(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
         let before = self.run.env_steps();
-        self.run.step().map_err(TrainError::task)?;
+        match self.shards.as_mut() {
+            Some(shards) => self.run.step_sharded(shards),
+            None => self.run.step(),
+        }
+        .map_err(TrainError::task)?;
         if before / self.log_every != self.run.env_steps() / self.log_every {
             let recent = self.run.recent();
             metrics.extend([
@@ -231,7 +237,7 @@ impl<E: DqnTask> Run for TaskRun<E> {
     }
 
     fn stop_requested(&self) -> bool {
-        self.run.stop_requested()
+        self.shards.as_ref().map_or_else(minnow_train::stop_requested, Shards::stop_requested)
     }
 
     fn evaluate(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
@@ -284,14 +290,12 @@ fn train<E: DqnTask>(task: &str, args: &TrainArgs, world: Option<&Rc<dyn Collect
 
     let root = world.is_none_or(|w| w.rank() == 0);
     let (out, checkpoint) = if root { crate::train::run_dir(args, task)? } else { crate::train::run_paths(args, task) };
-    let mut run = DqnRun::new(&config.dqn, env.clone()).map_err(|e| e.to_string())?;
-    if let Some(world) = world {
-        run = run.distributed(world.clone()).map_err(|e| e.to_string())?;
-    }
+    let run = DqnRun::new(&config.dqn, env.clone()).map_err(|e| e.to_string())?;
+    let shards = world.map(|world| run.shards(world.clone())).transpose().map_err(|e| e.to_string())?;
     let total = config.dqn.env_steps;
     let log_every = (total / 2000).max(config.dqn.num_envs as u64);
     let identity = minnow_train::config_identity(&config, &FREE_ON_RESUME);
-    let mut run = TaskRun { run, env, eval: config.eval, log_every, identity, evaluates: root };
+    let mut run = TaskRun { run, env, eval: config.eval, log_every, identity, evaluates: root, shards };
     if args.resume {
         minnow_train::resume(&mut run, &checkpoint)?;
     } else if config.pretrain_steps > 0 {

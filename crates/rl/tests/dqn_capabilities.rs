@@ -69,11 +69,11 @@ fn model_and_views_train_and_evaluate() {
 fn all_actions_on_one_shard_is_the_one_process_run() {
     let config = DqnConfig { all_actions: true, env_steps: 600, ..config() };
     let mut alone = DqnRun::new(&config, corridor(true)).unwrap();
-    let mut sharded =
-        DqnRun::new(&config, corridor(true)).unwrap().distributed(std::rc::Rc::new(minnow_dist::Solo)).unwrap();
+    let mut sharded = DqnRun::new(&config, corridor(true)).unwrap();
+    let mut shards = sharded.shards(std::rc::Rc::new(minnow_dist::Solo)).unwrap();
     while !alone.is_done() {
         alone.step().unwrap();
-        sharded.step().unwrap();
+        sharded.step_sharded(&mut shards).unwrap();
     }
     assert!(alone.learner().updates() > 100);
     let (a, b) = (alone.learner().params().values(), sharded.learner().params().values());

@@ -25,16 +25,15 @@ fn one_shard_is_the_one_process_run_bit_for_bit() {
         assert!(a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()), "{name}");
         let bits = |u: minnow_rl::dqn::UpdateStats| (u.loss.to_bits(), u.mean_q.to_bits());
         assert_eq!(alone.last_update().map(bits), sharded.last_update().map(bits), "{name}");
-        assert!(!sharded.stop_requested());
     }
 }
 
-/// The process group stays in the run: the learner can still move to
-/// another thread.
+/// The process group stays out of the run (in `Shards`, on the driving
+/// thread): a run can still move to another thread.
 #[test]
-fn the_learner_stays_send() {
+fn the_run_stays_send() {
     fn send<T: Send>() {}
-    send::<minnow_rl::dqn::DqnLearner>();
+    send::<minnow_rl::dqn::DqnRun<pole::Pole>>();
 }
 
 /// A loss that stops being finite ends the run at the same update on the
@@ -51,11 +50,9 @@ fn a_diverging_run_fails_at_the_same_update_on_one_shard() {
     let diverge = |comm: Option<Rc<dyn Collective>>| {
         let env = pole::Pole(minnow_envs::CartPole::new(minnow_envs::CartPoleConfig::default()).unwrap());
         let mut run = minnow_rl::dqn::DqnRun::new(&config, env).unwrap();
-        if let Some(comm) = comm {
-            run = run.distributed(comm).unwrap();
-        }
+        let mut shards = comm.map(|comm| run.shards(comm).unwrap());
         loop {
-            if let Err(e) = run.step() {
+            if let Err(e) = pole::step(&mut run, shards.as_mut()) {
                 return e.to_string();
             }
             assert!(!run.is_done(), "the run did not diverge");
@@ -73,15 +70,16 @@ fn sharded_steps_allocate_nothing() {
     for (name, config) in pole::configs() {
         let config = minnow_rl::dqn::DqnConfig { env_steps: 1_000_000, checkpoint_every: 1_000_000, ..config };
         let env = pole::Pole(minnow_envs::CartPole::new(minnow_envs::CartPoleConfig::default()).unwrap());
-        let mut run = minnow_rl::dqn::DqnRun::new(&config, env).unwrap().distributed(Rc::new(Solo)).unwrap();
+        let mut run = minnow_rl::dqn::DqnRun::new(&config, env).unwrap();
+        let mut shards = run.shards(Rc::new(Solo)).unwrap();
         // Past learning_starts and through a few episode ends.
         for _ in 0..500 {
-            run.step().unwrap();
+            run.step_sharded(&mut shards).unwrap();
         }
         assert!(run.learner().updates() > 0);
         let (_, on_thread, _) = count_allocations(|| {
             for _ in 0..200 {
-                run.step().unwrap();
+                run.step_sharded(&mut shards).unwrap();
             }
         });
         assert_eq!(on_thread.allocations, 0, "{name}: {} bytes allocated", on_thread.bytes);

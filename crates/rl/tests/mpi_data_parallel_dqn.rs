@@ -41,13 +41,7 @@ fn corridor_all_actions(comm: Option<Rc<dyn Collective>>) -> Trained {
         env_steps: 400,
         ..DqnConfig::default()
     };
-    let mut run = DqnRun::new(&config, corridor_env::corridor(true)).expect("a valid config");
-    if let Some(comm) = comm {
-        run = run.distributed(comm).expect("a batch with a row for every rank");
-    }
-    while !run.is_done() {
-        run.step().expect("a step");
-    }
+    let run = pole::train_to_end(DqnRun::new(&config, corridor_env::corridor(true)).expect("a valid config"), comm);
     let learner = run.learner();
     (learner.params().values().to_vec(), learner.updates(), run.last_update().expect("updates"))
 }

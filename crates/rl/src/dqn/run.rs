@@ -109,8 +109,6 @@ pub struct DqnRun<E: DqnEnv> {
     /// beginning, after a checkpoint boundary and after a resume).
     fresh: bool,
     last_update: Option<UpdateStats>,
-    /// This rank's part when the run is one of several (data-parallel).
-    shards: Option<Shards>,
 }
 
 impl<E: DqnEnv> DqnRun<E> {
@@ -152,32 +150,13 @@ impl<E: DqnEnv> DqnRun<E> {
             recent: RecentEpisodes::new(),
             fresh: true,
             last_update: None,
-            shards: None,
         })
     }
 
-    /// Trains as one rank of `comm`, data-parallel: every rank acts the
-    /// same (the same replay everywhere) and samples the same batches,
-    /// computes the gradient of its shard of each batch's rows, and one
-    /// fixed-order sum gives every rank the same update the whole batch
-    /// gives one process (up to the order in which the rows' gradients
-    /// add). Rank 0 alone should write the run; every rank holds it.
-    pub fn distributed(mut self, comm: Rc<dyn Collective>) -> Result<Self> {
-        self.shards = Some(self.learner.shards(comm)?);
-        Ok(self)
-    }
-
-    /// The group this run trains in, when distributed.
-    pub fn comm(&self) -> Option<&dyn Collective> {
-        self.shards.as_ref().map(Shards::comm)
-    }
-
-    /// Whether to stop after the step just taken: whether this process was
-    /// asked to ([`minnow_train::request_stop`]), or in a distributed run
-    /// whether any rank was, as the ranks agreed in the step (so that all
-    /// stop after the same one).
-    pub fn stop_requested(&self) -> bool {
-        self.shards.as_ref().map_or_else(minnow_train::stop_requested, |s| s.stop)
+    /// This run's part in data-parallel training over `comm`'s ranks, for
+    /// [`DqnRun::step_sharded`].
+    pub fn shards(&self, comm: Rc<dyn Collective>) -> Result<Shards> {
+        self.learner.shards(comm)
     }
 
     /// The run's settings.
@@ -244,6 +223,22 @@ impl<E: DqnEnv> DqnRun<E> {
     /// `updates_per_step` gradient updates once learning has started. At a
     /// checkpoint boundary every episode is cut and the run is ready to save.
     pub fn step(&mut self) -> Result<()> {
+        self.step_with(None)
+    }
+
+    /// [`DqnRun::step`] as one rank of a data-parallel run: every rank acts
+    /// the same (the same replay everywhere) and samples the same batches,
+    /// computes the gradient of its shard of each batch's rows, and one
+    /// fixed-order sum gives every rank the update the whole batch gives
+    /// one process (up to the order in which the rows' gradients add). The
+    /// ranks agree in the step whether any was asked to stop
+    /// ([`Shards::stop_requested`]). Every rank must step alike; rank 0
+    /// alone should write the run.
+    pub fn step_sharded(&mut self, shards: &mut Shards) -> Result<()> {
+        self.step_with(Some(shards))
+    }
+
+    fn step_with(&mut self, mut shards: Option<&mut Shards>) -> Result<()> {
         if self.fresh {
             for i in 0..self.envs.len() {
                 self.start_episode(i);
@@ -270,14 +265,14 @@ impl<E: DqnEnv> DqnRun<E> {
         };
         let before = self.env_steps;
         self.env_steps += self.envs.len() as u64;
-        if let Some(shards) = self.shards.as_mut() {
+        if let Some(shards) = shards.as_deref_mut() {
             shards.stop = false;
         }
         let learns = self.env_steps >= starts && self.learner.memory.len() >= batch;
         if learns {
             self.learner.anneal_lr(self.env_steps);
             for _ in 0..updates {
-                let shards = self.shards.as_mut();
+                let shards = shards.as_deref_mut();
                 self.last_update = Some(if self.learner.config.all_actions {
                     self.learner.update_all_actions_in(&self.envs[0], shards)?
                 } else {
@@ -285,7 +280,7 @@ impl<E: DqnEnv> DqnRun<E> {
                 });
             }
         }
-        if let Some(shards) = self.shards.as_mut()
+        if let Some(shards) = shards
             && !(learns && updates > 0)
         {
             shards.agree_stop()?;

@@ -21,10 +21,14 @@ use minnow_dist::{Collective, DataParallel, Reduced};
 use std::ops::Range;
 use std::rc::Rc;
 
-/// This rank's rows of each global batch, its loss seed and the global
-/// batch's Q values.
+/// One rank's part in data-parallel DQN ([`DqnRun::step_sharded`]): its
+/// rows of each global batch, its loss seed, the global batch's Q values
+/// and the process group. Kept apart from the run, which stays `Send`
+/// (the group is the driving thread's).
+///
+/// [`DqnRun::step_sharded`]: super::DqnRun::step_sharded
 #[derive(Debug)]
-pub(crate) struct Shards {
+pub struct Shards {
     parallel: DataParallel,
     seed: f32,
     /// The global batch's Q values (of the taken actions, or with
@@ -55,8 +59,15 @@ impl Shards {
     }
 
     /// The group the rank trains in.
-    pub(crate) fn comm(&self) -> &dyn Collective {
+    pub fn comm(&self) -> &dyn Collective {
         self.parallel.comm()
+    }
+
+    /// Whether any rank was asked to stop ([`minnow_train::request_stop`])
+    /// in the last step, as the ranks agreed in it: all stop after the
+    /// same step.
+    pub fn stop_requested(&self) -> bool {
+        self.stop
     }
 
     /// Clears the Q values of other ranks' rows before this rank writes its own.

@@ -8,7 +8,7 @@
 use minnow_dist::Collective;
 use minnow_envs::{CartPole, CartPoleConfig, Env, EnvError, Step};
 use minnow_optim::ScheduleConfig;
-use minnow_rl::dqn::{DqnConfig, DqnEnv, DqnRun, MemoryConfig, QNetworkConfig, TargetUpdate};
+use minnow_rl::dqn::{DqnConfig, DqnEnv, DqnRun, MemoryConfig, QNetworkConfig, Shards, TargetUpdate};
 use std::rc::Rc;
 
 /// CartPole with what DQN needs to know about it (nothing more than it is).
@@ -85,17 +85,28 @@ pub fn configs() -> [(&'static str, DqnConfig); 2] {
     ]
 }
 
+/// A step of `run`, as one rank of `shards`' group when given.
+pub fn step<E: DqnEnv>(run: &mut DqnRun<E>, shards: Option<&mut Shards>) -> minnow_rl::Result<()> {
+    match shards {
+        Some(shards) => run.step_sharded(shards),
+        None => run.step(),
+    }
+}
+
+/// `run` trained to its end, on `comm`'s ranks when given.
+pub fn train_to_end<E: DqnEnv>(mut run: DqnRun<E>, comm: Option<Rc<dyn Collective>>) -> DqnRun<E> {
+    let mut shards = comm.map(|comm| run.shards(comm).expect("a batch with a row for every rank"));
+    while !run.is_done() {
+        step(&mut run, shards.as_mut()).expect("a step");
+    }
+    assert!(!shards.is_some_and(|s| s.stop_requested()), "no rank was asked to stop");
+    run
+}
+
 /// A run of `config` to its end, on `comm`'s ranks when given.
 pub fn train(config: &DqnConfig, comm: Option<Rc<dyn Collective>>) -> DqnRun<Pole> {
     let env = Pole(CartPole::new(CartPoleConfig::default()).expect("the default CartPole"));
-    let mut run = DqnRun::new(config, env).expect("a valid config");
-    if let Some(comm) = comm {
-        run = run.distributed(comm).expect("a batch with a row for every rank");
-    }
-    while !run.is_done() {
-        run.step().expect("a step");
-    }
-    run
+    train_to_end(DqnRun::new(config, env).expect("a valid config"), comm)
 }
 
 /// How far two parameter buffers lie apart.
