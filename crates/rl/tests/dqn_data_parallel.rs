@@ -85,3 +85,16 @@ fn sharded_steps_allocate_nothing() {
         assert_eq!(on_thread.allocations, 0, "{name}: {} bytes allocated", on_thread.bytes);
     }
 }
+
+/// Shards made for a run of another batch size are refused, not sliced
+/// out of range.
+#[test]
+fn shards_of_another_run_are_refused() {
+    let [(_, first), (_, second)] = pole::configs();
+    let env = || pole::Pole(minnow_envs::CartPole::new(minnow_envs::CartPoleConfig::default()).unwrap());
+    let other = minnow_rl::dqn::DqnRun::new(&second, env()).unwrap();
+    let mut shards = other.shards(Rc::new(Solo)).unwrap();
+    let mut run = minnow_rl::dqn::DqnRun::new(&first, env()).unwrap();
+    let err = run.step_sharded(&mut shards).unwrap_err().to_string();
+    assert!(err.contains("DqnRun::step_sharded") && err.contains("64") && err.contains("50"), "{err}");
+}

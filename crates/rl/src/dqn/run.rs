@@ -5,7 +5,7 @@
 use super::env::{afterstates_of, model_of, symmetries_of};
 use super::shards::Shards;
 use super::{Curriculum, DqnConfig, DqnEnv, DqnLearner, UpdateStats};
-use crate::{NStep, NStepConfig, Result, Step, splitmix};
+use crate::{NStep, NStepConfig, Result, RlError, Step, splitmix};
 use minnow_dist::Collective;
 use minnow_optim::Schedule;
 use rand::{Rng, SeedableRng};
@@ -235,6 +235,12 @@ impl<E: DqnEnv> DqnRun<E> {
     /// ([`Shards::stop_requested`]). Every rank must step alike; rank 0
     /// alone should write the run.
     pub fn step_sharded(&mut self, shards: &mut Shards) -> Result<()> {
+        let c = &self.learner.config;
+        let expected = c.batch_size * if c.all_actions { self.learner.network().actions() } else { 1 };
+        if shards.q.len() != expected {
+            let what = "the shards' Q buffer (made by another run's DqnRun::shards?)";
+            return Err(RlError::Length { op: "DqnRun::step_sharded", what, expected, found: shards.q.len() });
+        }
         self.step_with(Some(shards))
     }
 
