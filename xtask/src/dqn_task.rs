@@ -1,16 +1,20 @@
 //! `cargo xtask train dqn-cube | dqn-2048 | dqn-cartpole`: a DQN run with a
 //! progress bar, metrics, a learning curve, checkpoints with exact
-//! `--resume`, and a final greedy evaluation table.
+//! `--resume`, and a final greedy evaluation table. Under `mpirun -np K
+//! ... --distributed` every rank acts the same and learns data-parallel
+//! (`DqnRun::step_sharded`); rank 0 alone evaluates and writes the run.
 
 use crate::error::XtaskError;
 use crate::train::{FrontEnd, TrainArgs, layered};
+use minnow_dist::Collective;
 use minnow_envs::{CartPole, CartPoleConfig, Cube2, Cube2Config, Env, Game2048, Game2048Config};
 use minnow_rl::dqn::eval::play_greedy;
-use minnow_rl::dqn::{DqnConfig, DqnEnv, DqnLearner, DqnRun};
+use minnow_rl::dqn::{DqnConfig, DqnEnv, DqnLearner, DqnRun, Shards};
 use minnow_tasks::eval::{evaluate_2048, evaluate_cube};
 use minnow_tasks::{CartPoleDqn, CubeDqn, Game2048Dqn, presets, pretrain_cube};
 use minnow_train::{Cadence, Metrics, Run, RunCheckpoint, RunCheckpointWriter, TrainError};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use std::rc::Rc;
 use std::time::Instant;
 
 /// A task's whole config: the learner's, the environment's and the evaluation's.
@@ -156,14 +160,20 @@ impl DqnTask for CartPoleDqn {
     }
 }
 
-pub fn train_dqn(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
+/// Trains a DQN task; as one rank of several (`world`), data-parallel.
+pub fn train_dqn(task: &str, args: &TrainArgs, world: &Rc<dyn Collective>) -> Result<(), XtaskError> {
+    let by_task = |world: Option<&Rc<dyn Collective>>| match task {
+        "dqn-cube" => train::<CubeDqn>(task, args, world),
+        "dqn-2048" => train::<Game2048Dqn>(task, args, world),
+        _ => train::<CartPoleDqn>(task, args, world),
+    };
+    if world.size() > 1 {
+        // MPI is called from the thread that initialised it.
+        return by_task(Some(world));
+    }
     // On a worker of rayon's pool, the learner's split matrix products
     // (`DqnConfig::threads`) queue locally, which allocates nothing.
-    rayon::scope(|_| match task {
-        "dqn-cube" => train::<CubeDqn>(task, args),
-        "dqn-2048" => train::<Game2048Dqn>(task, args),
-        _ => train::<CartPoleDqn>(task, args),
-    })
+    rayon::scope(|_| by_task(None))
 }
 
 /// A DQN task as the run driver sees it: the run, the task's evaluation
@@ -175,6 +185,11 @@ struct TaskRun<E: DqnTask> {
     log_every: u64,
     /// The learner's and the environment's settings (see `identity`).
     identity: String,
+    /// Whether this process evaluates (every rank of a distributed run
+    /// trains the same; only rank 0 evaluates and writes).
+    evaluates: bool,
+    /// This rank's part when the run is one of several (data-parallel).
+    shards: Option<Shards>,
 }
 
 /// What may change on a resume: the step budget, the cadences, the
@@ -200,7 +215,11 @@ impl<E: DqnTask> Run for TaskRun<E> {
 
     fn train_step(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
         let before = self.run.env_steps();
-        self.run.step().map_err(TrainError::task)?;
+        match self.shards.as_mut() {
+            Some(shards) => self.run.step_sharded(shards),
+            None => self.run.step(),
+        }
+        .map_err(TrainError::task)?;
         if before / self.log_every != self.run.env_steps() / self.log_every {
             let recent = self.run.recent();
             metrics.extend([
@@ -217,7 +236,14 @@ impl<E: DqnTask> Run for TaskRun<E> {
         Ok(())
     }
 
+    fn stop_requested(&self) -> bool {
+        self.shards.as_ref().map_or_else(minnow_train::stop_requested, Shards::stop_requested)
+    }
+
     fn evaluate(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
+        if !self.evaluates {
+            return Ok(());
+        }
         let (during, seed) = (self.eval.during, self.eval.seed);
         let (results, _) =
             E::evaluate(self.run.learner_mut(), &self.env, during, seed).map_err(|e| TrainError::Task(e.into()))?;
@@ -238,7 +264,7 @@ impl<E: DqnTask> Run for TaskRun<E> {
     }
 }
 
-fn train<E: DqnTask>(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
+fn train<E: DqnTask>(task: &str, args: &TrainArgs, world: Option<&Rc<dyn Collective>>) -> Result<(), XtaskError> {
     let mut config = layered(E::defaults(), args.config.as_deref())?;
     if let Some(seed) = args.seed {
         config.dqn.seed = seed;
@@ -253,38 +279,56 @@ fn train<E: DqnTask>(task: &str, args: &TrainArgs) -> Result<(), XtaskError> {
             return Err(format!("invalid config: {key}: expected at least 1 episode or position, found 0").into());
         }
     }
+    if let Some(world) = world {
+        let identity = serde_json::json!({ "task": task, "resume": args.resume, "config": config });
+        minnow_dist::agree(world.as_ref(), &identity.to_string(), minnow_train::describe_difference)?;
+    }
     let env = E::build(&config.env)?;
     let what =
         format!("the DQN learner (hidden {:?}, replay {})", config.dqn.network.hidden, config.dqn.replay.capacity);
     minnow_train::memory::check_fits(&what, config.dqn.memory_bytes(env.observation_size(), env.action_count()))?;
 
-    let (out, checkpoint) = crate::train::run_dir(args, task)?;
+    let root = world.is_none_or(|w| w.rank() == 0);
+    let (out, checkpoint) = if root { crate::train::run_dir(args, task)? } else { crate::train::run_paths(args, task) };
     let run = DqnRun::new(&config.dqn, env.clone()).map_err(|e| e.to_string())?;
+    let shards = world.map(|world| run.shards(world.clone())).transpose().map_err(|e| e.to_string())?;
     let total = config.dqn.env_steps;
     let log_every = (total / 2000).max(config.dqn.num_envs as u64);
     let identity = minnow_train::config_identity(&config, &FREE_ON_RESUME);
-    let mut run = TaskRun { run, env, eval: config.eval, log_every, identity };
+    let mut run = TaskRun { run, env, eval: config.eval, log_every, identity, evaluates: root, shards };
     if args.resume {
         minnow_train::resume(&mut run, &checkpoint)?;
     } else if config.pretrain_steps > 0 {
         let t = Instant::now();
         let loss = E::pretrain(run.run.learner_mut(), &config.env, config.pretrain_steps, config.dqn.seed)?;
-        println!(
-            "pretrained on oracle values: {} steps in {:.1} s, final loss {loss:.4}",
-            config.pretrain_steps,
-            t.elapsed().as_secs_f64()
-        );
+        if root {
+            println!(
+                "pretrained on oracle values: {} steps in {:.1} s, final loss {loss:.4}",
+                config.pretrain_steps,
+                t.elapsed().as_secs_f64()
+            );
+        }
     }
-    crate::train::write_json(&out.join("config.json"), &config)?;
-
-    println!("training {task} for {total} environment steps -> {}", out.display());
-    let mut front = FrontEnd::open(&out, run.step(), total, E::HEADLINE)?;
-    let (started, start_steps, start_updates) = (Instant::now(), run.step(), run.run.learner().updates());
     let cadence = Cadence {
         eval_every: config.dqn.eval_every,
         checkpoint_every: config.dqn.checkpoint_every,
         eval_at_end: false,
     };
+    if !root {
+        minnow_train::drive(&mut run, cadence, None, &mut ())?;
+        return Ok(());
+    }
+    crate::train::write_json(&out.join("config.json"), &config)?;
+
+    match world.map_or(1, |w| w.size()) {
+        1 => println!("training {task} for {total} environment steps -> {}", out.display()),
+        ranks => println!(
+            "training {task} for {total} environment steps on {ranks} ranks, data-parallel -> {}",
+            out.display()
+        ),
+    }
+    let mut front = FrontEnd::open(&out, run.step(), total, E::HEADLINE)?;
+    let (started, start_steps, start_updates) = (Instant::now(), run.step(), run.run.learner().updates());
     let timing = minnow_train::drive(&mut run, cadence, Some(&checkpoint), &mut front)?;
     front.bar.finish_and_clear();
     let seconds = started.elapsed().as_secs_f64() - timing.eval_seconds;

@@ -40,7 +40,7 @@ pub struct TrainArgs {
     #[arg(long)]
     pub(crate) until_first: bool,
     /// Train as one rank of an MPI job (`mpirun -np K ...`; also detected
-    /// from the launcher): digits-* data-parallel, logic-ca --sweep-seeds
+    /// from the launcher): digits-* and dqn-* data-parallel, logic-ca --sweep-seeds
     /// spread over the ranks, az-* with rank 0 learning and the others
     /// playing (K >= 2). Needs a build with `--features mpi`.
     #[arg(long)]
@@ -93,8 +93,8 @@ pub fn run(args: TrainArgs) -> Result<(), XtaskError> {
 }
 
 /// The tasks that train as several MPI ranks.
-const DISTRIBUTED: &str = "digits-mlp, digits-cnn, digits-lstm (data-parallel), logic-ca --sweep-seeds and \
-                           az-connect4, az-backgammon (a learner and self-play actors)";
+const DISTRIBUTED: &str = "digits-mlp, digits-cnn, digits-lstm, dqn-cartpole, dqn-cube, dqn-2048 (data-parallel), \
+                           logic-ca --sweep-seeds and az-connect4, az-backgammon (a learner and self-play actors)";
 
 fn train_task(task: &str, args: &TrainArgs, world: &Rc<dyn Collective>) -> Result<(), XtaskError> {
     let distributed = args.distributed || world.size() > 1;
@@ -107,13 +107,16 @@ fn train_task(task: &str, args: &TrainArgs, world: &Rc<dyn Collective>) -> Resul
         }
         Some(_)
             if distributed
-                && !(task.starts_with("digits-") || task.starts_with("az-") || args.sweep_seeds.is_some()) =>
+                && !(task.starts_with("digits-")
+                    || task.starts_with("dqn-")
+                    || task.starts_with("az-")
+                    || args.sweep_seeds.is_some()) =>
         {
             Err(format!("train: '{task}' does not train distributed yet; these do: {DISTRIBUTED}").into())
         }
         Some(_) if args.sweep_seeds.is_some() => Ok(crate::logic_sweep::sweep(args, world.as_ref())?),
         // The task files still report errors as text.
-        Some(_) if task.starts_with("dqn-") => crate::dqn_task::train_dqn(&task, args),
+        Some(_) if task.starts_with("dqn-") => crate::dqn_task::train_dqn(&task, args, world),
         Some(_) if task == "ntuple-2048" => crate::ntuple_task::train_ntuple(args),
         Some(_) if task == crate::cube_task::TASK => Ok(crate::cube_task::train_cube_solver(args)?),
         Some(_) if task == crate::td_task::TASK => crate::td_task::train_td_backgammon(args),
@@ -182,7 +185,7 @@ fn train_digits(task: &str, args: &TrainArgs, world: &Rc<dyn Collective>) -> Res
 
 /// A run's directory (`--out`, or `runs/NAME`) and its checkpoint's path,
 /// as they are: nothing checked or created.
-fn run_paths(args: &TrainArgs, name: &str) -> (PathBuf, PathBuf) {
+pub(crate) fn run_paths(args: &TrainArgs, name: &str) -> (PathBuf, PathBuf) {
     let out = args.out.clone().unwrap_or_else(|| crate::workspace_root().join("runs").join(name));
     let checkpoint = out.join("checkpoint.safetensors");
     (out, checkpoint)

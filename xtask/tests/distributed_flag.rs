@@ -6,15 +6,17 @@ use std::process::Command;
 
 #[test]
 fn distributed_without_mpi_support_says_how_to_build_and_launch() {
-    let out = std::env::temp_dir().join(format!("minnow-xtask-no-mpi-{}", std::process::id()));
-    let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args(["train", "digits-mlp", "--distributed", "--out"])
-        .arg(&out)
-        .output()
-        .expect("xtask runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(!output.status.success());
-    assert!(stderr.contains("no MPI support: build with the cargo feature `mpi` (`--features mpi`"), "{stderr}");
-    assert!(stderr.contains("mpirun -np K"), "{stderr}");
-    assert!(!out.exists(), "nothing is written");
+    for task in ["digits-mlp", "dqn-cartpole"] {
+        let out = std::env::temp_dir().join(format!("minnow-xtask-no-mpi-{task}-{}", std::process::id()));
+        let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .args(["train", task, "--distributed", "--out"])
+            .arg(&out)
+            .output()
+            .expect("xtask runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{task}");
+        assert!(stderr.contains("no MPI support: build with the cargo feature `mpi` (`--features mpi`"), "{stderr}");
+        assert!(stderr.contains("mpirun -np K"), "{stderr}");
+        assert!(!out.exists(), "{task}: nothing is written");
+    }
 }

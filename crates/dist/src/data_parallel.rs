@@ -4,6 +4,12 @@
 //! rank's gradient weighted by its share of the rows) gives every rank the
 //! gradient of the global batch's mean loss, so identical optimiser steps
 //! keep identical parameters.
+//!
+//! A learner that already scales each rank's loss to its part of the
+//! global batch's mean (its rows' sum over the global rows, as DQN's does)
+//! sums unweighted ([`DataParallel::reduce_shares`]), with values per row
+//! that every rank needs whole (Q values for replay priorities) carried in
+//! the same sum.
 
 use crate::{Collective, DistError, FixedOrderSum, Result};
 use std::ops::Range;
@@ -19,6 +25,10 @@ pub struct DataParallel {
     grads: FixedOrderSum,
     /// The loss and the stop flag.
     scalars: FixedOrderSum,
+    /// With values per row: `[gradients | row values | loss, stop]`, and
+    /// its sum (one collective per step).
+    packed: Option<(Vec<f32>, FixedOrderSum)>,
+    batch: usize,
 }
 
 /// What the ranks agreed on in a step.
@@ -42,9 +52,19 @@ impl DataParallel {
             weight: rows.len() as f32 / batch as f32,
             grads: FixedOrderSum::new(comm.as_ref(), grads),
             scalars: FixedOrderSum::new(comm.as_ref(), 2),
+            packed: None,
+            batch,
             rows,
             comm,
         })
+    }
+
+    /// Makes room for `per_row` values per row of the global batch in
+    /// [`DataParallel::reduce_shares`]'s sum.
+    pub fn with_row_values(mut self, per_row: usize) -> Self {
+        let len = self.grads.len() + self.batch * per_row + 2;
+        self.packed = Some((vec![0.0; len], FixedOrderSum::new(self.comm.as_ref(), len)));
+        self
     }
 
     /// This rank's rows of each global batch.
@@ -73,6 +93,55 @@ impl DataParallel {
         let mut scalars = [loss * self.weight, stop as u8 as f32];
         self.scalars.sum(self.comm.as_ref(), &mut scalars)?;
         Ok(Reduced { loss: scalars[0], stop: scalars[1] > 0.0 })
+    }
+
+    /// Sums, unweighted, gradients each rank already scaled to its part of
+    /// the global batch's mean loss, with `loss` the same part of the
+    /// mean; `row_values` (the length [`DataParallel::with_row_values`]
+    /// made room for) holds this rank's rows' values and zeros at every
+    /// other row, and comes back with every rank's (adding zeros is exact,
+    /// so these are the bits their rank computed). One fixed-order sum;
+    /// `stop` as in [`DataParallel::reduce`].
+    pub fn reduce_shares(
+        &mut self,
+        grads: &mut [f32],
+        row_values: &mut [f32],
+        loss: f32,
+        stop: bool,
+    ) -> Result<Reduced> {
+        let (g, r) = (self.grads.len(), row_values.len());
+        let Some((packed, sum)) = self.packed.as_mut() else {
+            return Err(DistError::Length {
+                what: "DataParallel::reduce_shares (no row values)",
+                expected: 0,
+                found: r,
+            });
+        };
+        if g + r + 2 != packed.len() {
+            let what = "DataParallel::reduce_shares";
+            return Err(DistError::Length { what, expected: packed.len(), found: grads.len() + r + 2 });
+        }
+        if self.comm.size() == 1 {
+            return Ok(Reduced { loss, stop });
+        }
+        packed[..g].copy_from_slice(grads);
+        packed[g..g + r].copy_from_slice(row_values);
+        packed[g + r..].copy_from_slice(&[loss, stop as u8 as f32]);
+        sum.sum(self.comm.as_ref(), packed)?;
+        grads.copy_from_slice(&packed[..g]);
+        row_values.copy_from_slice(&packed[g..g + r]);
+        Ok(Reduced { loss: packed[g + r], stop: packed[g + r + 1] > 0.0 })
+    }
+
+    /// Whether any rank was asked to stop, for a step without a gradient
+    /// to reduce (every rank must ask in the same steps).
+    pub fn agree_stop(&mut self, stop: bool) -> Result<bool> {
+        if self.comm.size() == 1 {
+            return Ok(stop);
+        }
+        let mut scalars = [0.0, stop as u8 as f32];
+        self.scalars.sum(self.comm.as_ref(), &mut scalars)?;
+        Ok(scalars[1] > 0.0)
     }
 }
 
@@ -108,5 +177,18 @@ mod tests {
         let mut grads = [0.1, -0.2, 0.3];
         assert_eq!(parallel.reduce(&mut grads, 0.7, false).unwrap(), Reduced { loss: 0.7, stop: false });
         assert_eq!(grads, [0.1, -0.2, 0.3]);
+    }
+
+    #[test]
+    fn one_rank_keeps_its_shares_and_row_values_bit_for_bit() {
+        let mut parallel = DataParallel::new(Rc::new(crate::Solo), 4, 3).unwrap().with_row_values(2);
+        let (mut grads, mut rows) = ([0.1, -0.2, 0.3], [1.5; 8]);
+        let reduced = parallel.reduce_shares(&mut grads, &mut rows, 0.7, true).unwrap();
+        assert_eq!(reduced, Reduced { loss: 0.7, stop: true });
+        assert_eq!((grads, rows), ([0.1, -0.2, 0.3], [1.5; 8]));
+        assert!(parallel.reduce_shares(&mut grads, &mut [0.0; 7], 0.7, false).is_err());
+        assert!(parallel.agree_stop(true).unwrap());
+        let mut plain = DataParallel::new(Rc::new(crate::Solo), 4, 3).unwrap();
+        assert!(plain.reduce_shares(&mut grads, &mut [], 0.7, false).is_err(), "no room made for row values");
     }
 }

@@ -20,6 +20,16 @@ impl FixedOrderSum {
         Self { len, gathered }
     }
 
+    /// The length of the buffers it sums.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it sums empty buffers.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     /// Replaces `buffer` on every rank by the sum of all ranks' buffers:
     /// `((b0 + b1) + b2) + ...`.
     pub fn sum(&mut self, comm: &dyn Collective, buffer: &mut [f32]) -> Result<()> {

@@ -21,9 +21,13 @@ type Check = fn(&Rc<dyn Collective>) -> Result<(), String>;
 fn main() {
     let world: Rc<dyn Collective> = Rc::new(MpiWorld::init().expect("MPI initialises once"));
     let (rank, size) = (world.rank(), world.size());
-    let checks: [(&str, Check); 6] = [
+    let checks: [(&str, Check); 7] = [
         ("the fixed-order sum is rank 0's sum in rank order, the same bits everywhere", fixed_order_sum),
         ("a data-parallel reduction weights each rank by its share of the batch", data_parallel),
+        (
+            "shares already scaled sum unweighted, every rank's row values reach every rank exactly",
+            data_parallel_shares,
+        ),
         ("a warmed-up sum allocates nothing", sum_allocates_nothing),
         (
             "work spread over ranks comes back in item order, stopping at the first round that meets the target",
@@ -107,6 +111,34 @@ fn data_parallel(world: &Rc<dyn Collective>) -> Result<(), String> {
     match DataParallel::new(world.clone(), size - 1, 2) {
         Err(DistError::TooFewRows { .. }) => Ok(()),
         other => Err(format!("a batch smaller than the job: {other:?}")),
+    }
+}
+
+fn data_parallel_shares(world: &Rc<dyn Collective>) -> Result<(), String> {
+    let (rank, size) = (world.rank(), world.size());
+    let batch = 7;
+    let mut parallel = DataParallel::new(world.clone(), batch, 1).map_err(|e| e.to_string())?.with_row_values(2);
+    let rows = parallel.rows();
+    // Row j's share of the mean is j / batch; its values (value(j, 0), j).
+    let mut grads = [rows.clone().map(|j| j as f32 / batch as f32).sum::<f32>()];
+    let mut values = [0.0; 14];
+    for j in rows.clone() {
+        (values[2 * j], values[2 * j + 1]) = (value(j, 0), j as f32);
+    }
+    let loss = grads[0];
+    let reduced = parallel.reduce_shares(&mut grads, &mut values, loss, rank == 0).map_err(|e| e.to_string())?;
+    let expected: Vec<f32> = (0..batch).flat_map(|j| [value(j, 0), j as f32]).collect();
+    if values[..] != expected[..] || !reduced.stop {
+        return Err(format!("rank {rank} of {size}: row values {values:?}, stop {}", reduced.stop));
+    }
+    let global = (0..batch).map(|j| j as f32).sum::<f32>() / batch as f32;
+    let close = |a: f32| (a - global).abs() <= 4.0 * f32::EPSILON * global;
+    if !(close(grads[0]) && close(reduced.loss)) {
+        return Err(format!("rank {rank} of {size}: grads {grads:?}, loss {}; expected {global}", reduced.loss));
+    }
+    match parallel.agree_stop(rank == size - 1) {
+        Ok(true) => Ok(()),
+        other => Err(format!("rank {rank}: the last rank's stop was not heard: {other:?}")),
     }
 }
 

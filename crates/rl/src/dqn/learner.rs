@@ -5,6 +5,7 @@
 use super::afterstates::Afterstates;
 use super::env::{afterstates_of, model_of};
 use super::run::mean;
+use super::shards::Shards;
 use super::symmetric::SymmetricViews;
 use super::{DqnConfig, DqnEnv, Memory, QNetwork, QNetworkConfig, TargetUpdate};
 use crate::{Batch, Check, ReplayConfig, Result, RlError};
@@ -238,7 +239,14 @@ impl DqnLearner {
     /// targets bootstrapped from the replayed next states (with
     /// `afterstates`, through `env`'s model).
     pub fn update<E: DqnEnv>(&mut self, env: &E) -> Result<UpdateStats> {
-        let b = self.config.batch_size;
+        self.update_in(env, None)
+    }
+
+    /// As [`DqnLearner::update`]; with `shards`, as one rank of a
+    /// data-parallel update (the gradient of this rank's rows, summed over
+    /// the ranks).
+    pub(crate) fn update_in<E: DqnEnv>(&mut self, env: &E, mut shards: Option<&mut Shards>) -> Result<UpdateStats> {
+        let (b, inputs) = (self.config.batch_size, self.net.inputs());
         self.memory.sample_into(b, self.updates, &mut self.rng, &mut self.batch)?;
         if self.after.is_some() {
             self.bootstrap_from_afterstates(env)?;
@@ -251,18 +259,42 @@ impl DqnLearner {
         }
 
         self.online.zero_grads();
-        let weights = self.memory.is_prioritized().then(|| self.batch.weights());
-        let (loss, mean_q) = {
+        let rows = shards.as_ref().map_or(0..b, |s| s.rows());
+        let weights = self.memory.is_prioritized().then(|| &self.batch.weights()[rows.clone()]);
+        let (loss, mut mean_q) = {
             let mut g = self.tape.graph(&mut self.online);
-            let x = g.input(&[b, self.net.inputs()], self.batch.obs())?;
+            let x = g.input(&[rows.len(), inputs], &self.batch.obs()[rows.start * inputs..rows.end * inputs])?;
             let q = self.net.forward(&mut g, x)?;
-            let q_taken = g.gather_cols(q, self.batch.actions())?;
-            let loss = g.huber(q_taken, &self.targets, self.config.huber_delta, weights)?;
-            for ((td, &q), &y) in self.td_errors.iter_mut().zip(g.value(q_taken)).zip(&self.targets) {
-                *td = q - y;
+            let q_taken = g.gather_cols(q, &self.batch.actions()[rows.clone()])?;
+            let loss = g.huber(q_taken, &self.targets[rows.clone()], self.config.huber_delta, weights)?;
+            match shards.as_deref_mut() {
+                None => {
+                    for ((td, &q), &y) in self.td_errors.iter_mut().zip(g.value(q_taken)).zip(&self.targets) {
+                        *td = q - y;
+                    }
+                    let mean_q = mean(g.value(q_taken).iter().copied());
+                    (finish_loss(&mut g, loss, self.updates)?, mean_q)
+                }
+                Some(shards) => {
+                    shards.clear_q();
+                    shards.q[rows].copy_from_slice(g.value(q_taken));
+                    (shard_loss(&mut g, loss, shards.seed())?, f32::NAN)
+                }
             }
-            let mean_q = mean(g.value(q_taken).iter().copied());
-            (finish_loss(&mut g, loss, self.updates)?, mean_q)
+        };
+        let loss = match shards {
+            None => loss,
+            Some(shards) => {
+                let loss = shards.reduce(self.online.grads_mut(), loss)?;
+                if !loss.is_finite() {
+                    return Err(RlError::Diverged { update: self.updates, loss });
+                }
+                for ((td, &q), &y) in self.td_errors.iter_mut().zip(&shards.q).zip(&self.targets) {
+                    *td = q - y;
+                }
+                mean_q = mean(shards.q.iter().copied());
+                loss
+            }
         };
         self.step_optimizer()?;
         self.memory.update_priorities(self.batch.indices(), &self.td_errors)?;
@@ -272,6 +304,16 @@ impl DqnLearner {
     /// One gradient update with `all_actions`: every action of each sampled
     /// state gets a target, from `env`'s model of where it leads.
     pub fn update_all_actions<E: DqnEnv>(&mut self, env: &E) -> Result<UpdateStats> {
+        self.update_all_actions_in(env, None)
+    }
+
+    /// As [`DqnLearner::update_all_actions`]; with `shards`, as one rank
+    /// of a data-parallel update.
+    pub(crate) fn update_all_actions_in<E: DqnEnv>(
+        &mut self,
+        env: &E,
+        mut shards: Option<&mut Shards>,
+    ) -> Result<UpdateStats> {
         let (b, actions, inputs) = (self.config.batch_size, self.net.actions(), self.net.inputs());
         let Some(next) = self.successors.as_mut() else {
             return Err(Check("DqnConfig").count("all_actions", "true for update_all_actions", 0).into());
@@ -305,16 +347,45 @@ impl DqnLearner {
         }
 
         self.online.zero_grads();
-        let (loss, mean_q) = {
+        let rows = shards.as_ref().map_or(0..b, |s| s.rows());
+        let elements = rows.start * actions..rows.end * actions;
+        let (loss, mut mean_q) = {
             let mut g = self.tape.graph(&mut self.online);
-            let x = g.input(&[b, inputs], obs)?;
+            let x = g.input(&[rows.len(), inputs], &obs[rows.start * inputs..rows.end * inputs])?;
             let q = self.net.forward(&mut g, x)?;
-            let loss = g.huber(q, &next.targets, self.config.huber_delta, None)?;
-            let mean_q = mean(g.value(q).iter().copied());
-            (finish_loss(&mut g, loss, self.updates)?, mean_q)
+            let loss = g.huber(q, &next.targets[elements.clone()], self.config.huber_delta, None)?;
+            match shards.as_deref_mut() {
+                None => {
+                    let mean_q = mean(g.value(q).iter().copied());
+                    (finish_loss(&mut g, loss, self.updates)?, mean_q)
+                }
+                Some(shards) => {
+                    shards.clear_q();
+                    shards.q[elements].copy_from_slice(g.value(q));
+                    (shard_loss(&mut g, loss, shards.seed())?, f32::NAN)
+                }
+            }
+        };
+        let loss = match shards {
+            None => loss,
+            Some(shards) => {
+                let loss = shards.reduce(self.online.grads_mut(), loss)?;
+                if !loss.is_finite() {
+                    return Err(RlError::Diverged { update: self.updates, loss });
+                }
+                mean_q = mean(shards.q.iter().copied());
+                loss
+            }
         };
         self.step_optimizer()?;
         Ok(UpdateStats { loss, mean_q })
+    }
+
+    /// This learner's part in data-parallel training over `comm`'s ranks
+    /// (`minnow_dist::Collective`): its shard of each batch and the sum.
+    pub(crate) fn shards(&self, comm: std::rc::Rc<dyn minnow_dist::Collective>) -> Result<Shards> {
+        let per_row = if self.config.all_actions { self.net.actions() } else { 1 };
+        Shards::new(comm, self.config.batch_size, per_row, self.online.grads().len())
     }
 
     /// Clip, Adam, count the update, move the target network.
@@ -421,6 +492,20 @@ fn next_state_values(
         };
     }
     Ok(())
+}
+
+/// A shard's part of the global batch's loss (`loss` scaled by the
+/// shard's seed) and, where it is finite, its backward pass. A non-finite
+/// part is not an error here: it makes the sum over the ranks non-finite,
+/// so every rank fails at the same update instead of one leaving the
+/// others waiting in the sum.
+fn shard_loss(g: &mut minnow_autodiff::Graph<'_>, loss: minnow_autodiff::Var, seed: f32) -> Result<f32> {
+    let part = g.scale(loss, seed)?;
+    let value = g.scalar(part);
+    if value.is_finite() {
+        g.backward(part)?;
+    }
+    Ok(value)
 }
 
 /// The loss's value, or an error if it is not finite; then the backward pass.

@@ -12,6 +12,9 @@
 //! - [`DqnRun`]: the acting loop over `num_envs` environments ([`DqnEnv`]).
 //! - [`eval::play_greedy`]: batched greedy play, what evaluations build on.
 //! - [`DqnRun::save`] / [`DqnRun::resume`]: checkpoints that continue exactly.
+//! - [`DqnRun::step_sharded`]: data-parallel learning over the ranks of a
+//!   `minnow_dist::Collective` (an MPI job), each rank the gradient of its
+//!   shard of every batch ([`Shards`]).
 //!
 //! No environment is named here: the shipped tasks' adapters, presets and
 //! evaluations live in `minnow-tasks`.
@@ -26,6 +29,7 @@ mod learner;
 mod memory;
 mod network;
 mod run;
+mod shards;
 mod symmetric;
 
 pub use config::{DqnConfig, PerEnvEpsilon, TargetUpdate};
@@ -35,3 +39,4 @@ pub use learner::{DqnLearner, UpdateStats};
 pub use memory::{Memory, MemoryConfig};
 pub use network::{QNetwork, QNetworkConfig, masked_argmax};
 pub use run::{CURRICULUM_EPSILON, DqnRun, RECENT_EPISODES, RecentEpisodes};
+pub use shards::Shards;

@@ -3,11 +3,14 @@
 //! gradient updates, a curriculum, and episode statistics.
 
 use super::env::{afterstates_of, model_of, symmetries_of};
+use super::shards::Shards;
 use super::{Curriculum, DqnConfig, DqnEnv, DqnLearner, UpdateStats};
-use crate::{NStep, NStepConfig, Result, Step, splitmix};
+use crate::{NStep, NStepConfig, Result, RlError, Step, splitmix};
+use minnow_dist::Collective;
 use minnow_optim::Schedule;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
+use std::rc::Rc;
 
 /// The curriculum judges success only on episodes of envs exploring at
 /// most this much.
@@ -150,6 +153,12 @@ impl<E: DqnEnv> DqnRun<E> {
         })
     }
 
+    /// This run's part in data-parallel training over `comm`'s ranks, for
+    /// [`DqnRun::step_sharded`].
+    pub fn shards(&self, comm: Rc<dyn Collective>) -> Result<Shards> {
+        self.learner.shards(comm)
+    }
+
     /// The run's settings.
     pub fn config(&self) -> &DqnConfig {
         &self.learner.config
@@ -214,6 +223,28 @@ impl<E: DqnEnv> DqnRun<E> {
     /// `updates_per_step` gradient updates once learning has started. At a
     /// checkpoint boundary every episode is cut and the run is ready to save.
     pub fn step(&mut self) -> Result<()> {
+        self.step_with(None)
+    }
+
+    /// [`DqnRun::step`] as one rank of a data-parallel run: every rank acts
+    /// the same (the same replay everywhere) and samples the same batches,
+    /// computes the gradient of its shard of each batch's rows, and one
+    /// fixed-order sum gives every rank the update the whole batch gives
+    /// one process (up to the order in which the rows' gradients add). The
+    /// ranks agree in the step whether any was asked to stop
+    /// ([`Shards::stop_requested`]). Every rank must step alike; rank 0
+    /// alone should write the run.
+    pub fn step_sharded(&mut self, shards: &mut Shards) -> Result<()> {
+        let c = &self.learner.config;
+        let expected = c.batch_size * if c.all_actions { self.learner.network().actions() } else { 1 };
+        if shards.q.len() != expected {
+            let what = "the shards' Q buffer (made by another run's DqnRun::shards?)";
+            return Err(RlError::Length { op: "DqnRun::step_sharded", what, expected, found: shards.q.len() });
+        }
+        self.step_with(Some(shards))
+    }
+
+    fn step_with(&mut self, mut shards: Option<&mut Shards>) -> Result<()> {
         if self.fresh {
             for i in 0..self.envs.len() {
                 self.start_episode(i);
@@ -240,15 +271,25 @@ impl<E: DqnEnv> DqnRun<E> {
         };
         let before = self.env_steps;
         self.env_steps += self.envs.len() as u64;
-        if self.env_steps >= starts && self.learner.memory.len() >= batch {
+        if let Some(shards) = shards.as_deref_mut() {
+            shards.stop = false;
+        }
+        let learns = self.env_steps >= starts && self.learner.memory.len() >= batch;
+        if learns {
             self.learner.anneal_lr(self.env_steps);
             for _ in 0..updates {
+                let shards = shards.as_deref_mut();
                 self.last_update = Some(if self.learner.config.all_actions {
-                    self.learner.update_all_actions(&self.envs[0])?
+                    self.learner.update_all_actions_in(&self.envs[0], shards)?
                 } else {
-                    self.learner.update(&self.envs[0])?
+                    self.learner.update_in(&self.envs[0], shards)?
                 });
             }
+        }
+        if let Some(shards) = shards
+            && !(learns && updates > 0)
+        {
+            shards.agree_stop()?;
         }
         let every = self.learner.config.checkpoint_every;
         if before / every != self.env_steps / every || self.is_done() {
