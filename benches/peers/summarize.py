@@ -13,6 +13,9 @@ per-run medians, the smallest min and largest max, and the median over runs
 of the per-run ratios (with the range of the ratios), and the smallest
 per-run median ("best run").
 
+Peers that report heap allocations per call (the Rust peers, candle and
+burn) get a second table with them.
+
 Rows timed while a foreign rustc, cargo or xtask (or another foreign
 program) was seen running (busy_during_measurement.txt, matched to the
 programs' start times in log.txt) are left out; --keep-disturbed keeps them."""

@@ -10,8 +10,8 @@
 //! burn-flex; the code is the same for both.
 
 use crate::inputs::{
-    AZ_BLOCKS, AZ_INPUTS, AZ_LN_EPS, AZ_POLICY, AZ_WIDTH, Bench, DqnSpec, EPS, GAMMA, HUBER_DELTA, LR, az_board, dqn_batch,
-    linear_init,
+    AZ_BLOCKS, AZ_INPUTS, AZ_LN_EPS, AZ_POLICY, AZ_WIDTH, Bench, DqnSpec, EPS, GAMMA, HUBER_DELTA, LR, az_board,
+    dqn_batch, linear_init,
 };
 use burn::module::{Module, Param};
 use burn::nn::loss::{HuberLoss, HuberLossConfig, Reduction};
@@ -30,6 +30,8 @@ pub enum Backend {
 impl Backend {
     fn device(self) -> Device {
         match self {
+            // Deprecated in burn 0.22 (in favour of flex), and still there: measured as asked.
+            #[allow(deprecated)]
             Backend::NdArray => Device::ndarray(),
             Backend::Flex => Device::flex(),
         }
@@ -215,8 +217,8 @@ impl Bench for Az {
     }
     fn probe(&mut self) -> Vec<f32> {
         let (p, v) = self.net.forward(self.input.clone());
-        let p: Vec<f32> = p.into_data().to_vec().expect("f32 policy");
-        let v: Vec<f32> = v.into_data().to_vec().expect("f32 value");
+        let p: Vec<f32> = p.into_data().try_to_vec().expect("f32 policy");
+        let v: Vec<f32> = v.into_data().try_to_vec().expect("f32 value");
         vec![v[0], p[..AZ_POLICY].iter().sum(), p[0]]
     }
 }

@@ -4,8 +4,8 @@
 //! Adam (`AdamW` with weight decay 0, which is Adam).
 
 use crate::inputs::{
-    AZ_BLOCKS, AZ_INPUTS, AZ_LN_EPS, AZ_POLICY, AZ_WIDTH, Bench, DqnSpec, EPS, GAMMA, HUBER_DELTA, LR, az_board, dqn_batch,
-    linear_init,
+    AZ_BLOCKS, AZ_INPUTS, AZ_LN_EPS, AZ_POLICY, AZ_WIDTH, Bench, DqnSpec, EPS, GAMMA, HUBER_DELTA, LR, az_board,
+    dqn_batch, linear_init,
 };
 use candle_core::{Device, Result, Tensor, Var};
 use candle_nn::{AdamW, LayerNorm, Linear, Module, Optimizer, ParamsAdamW};
@@ -158,22 +158,25 @@ impl Az {
             Ok(Linear::new(w, Some(b)))
         };
         let layer_norm = || -> Result<LayerNorm> {
-            Ok(LayerNorm::new(Tensor::ones(AZ_WIDTH, candle_core::DType::F32, &CPU)?, Tensor::zeros(AZ_WIDTH, candle_core::DType::F32, &CPU)?, AZ_LN_EPS))
+            Ok(LayerNorm::new(
+                Tensor::ones(AZ_WIDTH, candle_core::DType::F32, &CPU)?,
+                Tensor::zeros(AZ_WIDTH, candle_core::DType::F32, &CPU)?,
+                AZ_LN_EPS,
+            ))
         };
         let stem = linear(AZ_INPUTS, AZ_WIDTH)?;
         let mut blocks = Vec::new();
         for _ in 0..AZ_BLOCKS {
-            blocks.push(Block { l1: linear(AZ_WIDTH, AZ_WIDTH)?, n1: layer_norm()?, l2: linear(AZ_WIDTH, AZ_WIDTH)?, n2: layer_norm()? });
+            blocks.push(Block {
+                l1: linear(AZ_WIDTH, AZ_WIDTH)?,
+                n1: layer_norm()?,
+                l2: linear(AZ_WIDTH, AZ_WIDTH)?,
+                n2: layer_norm()?,
+            });
         }
         let policy = linear(AZ_WIDTH, AZ_POLICY)?;
         let value = linear(AZ_WIDTH, 1)?;
-        Ok(Self {
-            stem,
-            blocks,
-            policy,
-            value,
-            input: Tensor::from_vec(az_board(batch), (batch, AZ_INPUTS), &CPU)?,
-        })
+        Ok(Self { stem, blocks, policy, value, input: Tensor::from_vec(az_board(batch), (batch, AZ_INPUTS), &CPU)? })
     }
 
     fn linears(&self) -> Vec<&Linear> {

@@ -54,11 +54,5 @@ pub fn measure(mut call: impl FnMut()) -> Stats {
     let mid = times.len() / 2;
     // Python's statistics.median: the mean of the middle two for an even count.
     let median_us = if times.len() % 2 == 0 { (times[mid - 1] + times[mid]) / 2.0 } else { times[mid] };
-    Stats {
-        median_us,
-        min_us: times[0],
-        max_us: times[times.len() - 1],
-        samples: times.len(),
-        calls_per_sample,
-    }
+    Stats { median_us, min_us: times[0], max_us: times[times.len() - 1], samples: times.len(), calls_per_sample }
 }

@@ -29,7 +29,6 @@ pub const AZ_BLOCKS: usize = 4;
 pub const AZ_POLICY: usize = 676;
 pub const AZ_PARAMS: usize = 283_477;
 pub const AZ_LN_EPS: f64 = 1e-5;
-pub const AZ_BATCHES: [usize; 3] = [1, 8, 64];
 
 /// minnow's `benches::workloads::filled`: a 64-bit LCG, values in [-1, 1).
 pub fn filled(len: usize, seed: u64) -> Vec<f32> {

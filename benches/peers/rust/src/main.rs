@@ -19,7 +19,7 @@ mod candle_peer;
 mod harness;
 mod inputs;
 
-use inputs::{AZ_BATCHES, AZ_INPUTS, AZ_PARAMS, AZ_POLICY, AZ_WIDTH, Bench, DQN, DqnSpec};
+use inputs::{AZ_INPUTS, AZ_PARAMS, AZ_POLICY, AZ_WIDTH, Bench, DQN, DqnSpec};
 use std::fmt::Write as _;
 use std::process::ExitCode;
 
@@ -127,7 +127,8 @@ fn expected(workload: &str) -> (usize, Vec<(usize, usize)>) {
 }
 
 fn versions(framework: &str) -> Vec<(&'static str, &'static str)> {
-    let mut v = vec![("rustc", env!("PEER_RUSTC"))];
+    let rustc = env!("PEER_RUSTC");
+    let mut v = vec![("rustc", rustc.strip_prefix("rustc ").unwrap_or(rustc))];
     match framework {
         "candle" => v.extend([
             ("candle-core", env!("PEER_CANDLE_CORE")),
@@ -159,7 +160,7 @@ fn affinity() -> Vec<usize> {
     for part in list.split(',').filter(|p| !p.is_empty()) {
         match part.split_once('-') {
             Some((a, b)) => cpus.extend(a.parse().unwrap_or(0)..=b.parse().unwrap_or(0)),
-            None => cpus.extend(part.parse().ok()),
+            None => cpus.extend(part.parse::<usize>().ok()),
         }
     }
     cpus
@@ -196,7 +197,10 @@ fn main() -> ExitCode {
         let (params, shapes) = expected(workload);
         let (got_params, got_shapes) = (bench.n_params(), bench.linear_shapes());
         if got_params != params || got_shapes != shapes {
-            eprintln!("{workload} in {}: {got_params} parameters, shapes {got_shapes:?}; docs/ANCHORS.md: {params}, {shapes:?}", args.framework);
+            eprintln!(
+                "{workload} in {}: {got_params} parameters, shapes {got_shapes:?}; docs/ANCHORS.md: {params}, {shapes:?}",
+                args.framework
+            );
             return ExitCode::FAILURE;
         }
         if args.smoke {
