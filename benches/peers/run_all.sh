@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Measures the peers (JAX, PyTorch) and minnow on dqn_step and az_forward,
-# each group in one quiet period. See README.md.
+# Measures the peers (JAX, PyTorch, candle, burn) and minnow on dqn_step and
+# az_forward, each group in one quiet period. See README.md.
 #
 #   bash benches/peers/run_all.sh [OUT_DIR]
 #
 # Env: PEERS_PY (default $HOME/peers-venv/bin/python), PEER_GROUPS (default
-# "dqn_step az_forward"), QUIET_S (30), GIVE_UP_S (1200).
+# "dqn_step az_forward"), QUIET_S (30), GIVE_UP_S (1200), RUST_PEERS
+# (default "candle burn-ndarray burn-flex"; empty: none), RUST_PEER_THREADS
+# (default "1 2").
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
@@ -135,6 +137,10 @@ minnow() {   # $1 group, $2 tag
 
 XTASK_BIN="$ROOT/target/xtask/release/xtask"
 MINNOW_DIRECT=0
+RUST_DIR="$HERE/rust"
+RUST_BIN="$RUST_DIR/target/release/minnow-rust-peers"
+RUST_PEERS="${RUST_PEERS-candle burn-ndarray burn-flex}"
+RUST_PEER_THREADS="${RUST_PEER_THREADS:-1 2}"
 ONE_THREAD_XLA="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
 peer() {   # $1 script, $2 framework, $3 threads
     idle_gate "$1 $2 $3"
@@ -150,6 +156,20 @@ peer() {   # $1 script, $2 framework, $3 threads
     fi || log "peer $1 $2 $3 FAILED (see peers-stderr.txt)"
 }
 
+# The Rust peers (benches/peers/rust): $1 group, $2 framework, $3 threads;
+# pinned to CPU 0 with one thread, as the Python peers are.
+rust_peer() {
+    idle_gate "$1 (rust) $2 $3"
+    log "peer: $1 (rust) --framework $2 --threads $3"
+    if [ "$3" = 1 ]; then
+        taskset -c 0 "$RUST_BIN" --framework "$2" --workload "$1" --threads 1 \
+            >> "$OUT/peers.jsonl" 2>> "$OUT/peers-stderr.txt"
+    else
+        "$RUST_BIN" --framework "$2" --workload "$1" --threads "$3" \
+            >> "$OUT/peers.jsonl" 2>> "$OUT/peers-stderr.txt"
+    fi || log "peer $1 (rust) $2 $3 FAILED (see peers-stderr.txt)"
+}
+
 {
     date -u
     lscpu | grep -E "Model name|^CPU\(s\)|Thread|Core|Socket|L2|L3"
@@ -160,6 +180,22 @@ peer() {   # $1 script, $2 framework, $3 threads
 } > "$OUT/env.txt" 2>&1
 
 HAVE_TORCH=0; "$PY" -c "import torch" 2>/dev/null && HAVE_TORCH=1
+
+# The Rust peers are their own cargo workspace (outside minnow's): build
+# them now, our own compile, before any quiet wait (compiles only if stale).
+HAVE_RUST_PEERS=0
+if [ -n "$RUST_PEERS" ]; then
+    log "building the Rust peers (compiles only if stale; the first build takes minutes)"
+    t0=$(date +%s)
+    if (cd "$RUST_DIR" && cargo build --release) > "$OUT/rust-peers-build.txt" 2>&1 && [ -x "$RUST_BIN" ]; then
+        HAVE_RUST_PEERS=1
+        log "Rust peers ready ($(( $(date +%s) - t0 ))s)"
+        awk '/^name = /{n=$3} /^version = /{if (n ~ /^"(candle-core|candle-nn|burn|burn-core|burn-ndarray|burn-flex|gemm)"$/) print n, $3; n=""}' \
+            "$RUST_DIR/Cargo.lock" | tr -d '"' >> "$OUT/env.txt"
+    else
+        log "the Rust peers do not build (see rust-peers-build.txt); they will not be measured"
+    fi
+fi
 
 for group in ${PEER_GROUPS:-dqn_step az_forward}; do
     script="$group.py"
@@ -198,6 +234,13 @@ for group in ${PEER_GROUPS:-dqn_step az_forward}; do
         peer "$script" torch 1
         [ "$group" = dqn_step ] && peer "$script" torch-fused 1
         peer "$script" torch-compile 1
+    fi
+    if [ "$HAVE_RUST_PEERS" = 1 ]; then
+        for t in $RUST_PEER_THREADS; do
+            for f in $RUST_PEERS; do
+                rust_peer "$group" "$f" "$t"
+            done
+        done
     fi
     minnow "$group" after
     kill "$MON" 2>/dev/null; wait "$MON" 2>/dev/null

@@ -13,6 +13,9 @@ per-run medians, the smallest min and largest max, and the median over runs
 of the per-run ratios (with the range of the ratios), and the smallest
 per-run median ("best run").
 
+Peers that report heap allocations per call (the Rust peers, candle and
+burn) get a second table with them.
+
 Rows timed while a foreign rustc, cargo or xtask (or another foreign
 program) was seen running (busy_during_measurement.txt, matched to the
 programs' start times in log.txt) are left out; --keep-disturbed keeps them."""
@@ -24,7 +27,7 @@ import statistics
 import sys
 
 ORDER = ["dqn_step/cube", "dqn_step/2048", "az_forward/b1", "az_forward/b8", "az_forward/b64"]
-FRAMEWORKS = ["minnow", "jax-jit", "torch", "torch-fused", "torch-compile"]
+FRAMEWORKS = ["minnow", "jax-jit", "torch", "torch-fused", "torch-compile", "candle", "burn-ndarray", "burn-flex"]
 
 
 def seconds(hms):
@@ -43,7 +46,9 @@ def disturbed_windows(out):
     starts = []
     for line in log.read_text().splitlines():
         t, _, msg = line[1:].partition("] ")
-        m = re.match(r"peer: (\w+)\.py --framework (\S+) --threads (\d+)", msg)
+        # Python peers log "peer: dqn_step.py --framework ...", the Rust
+        # peers "peer: dqn_step (rust) --framework ...".
+        m = re.match(r"peer: (\w+)(?:\.py| \(rust\)) --framework (\S+) --threads (\d+)", msg)
         n = re.match(r"minnow: .*bench (\w+) \((\w+)\)", msg)
         key = (m.group(1), {"jax": "jax-jit"}.get(m.group(2), m.group(2)), int(m.group(3))) if m else \
             ("minnow", n.group(1), n.group(2)) if n else None
@@ -62,9 +67,11 @@ def disturbed_windows(out):
     return hits
 
 
-def load(out, keep_disturbed=False):
+def load(out, keep_disturbed=False, allocs=None):
     """{(workload, framework, threads): (median, min, max, ratio)} for one run;
-    rows measured while the machine was disturbed are left out."""
+    rows measured while the machine was disturbed are left out. Heap
+    allocations per call, where a peer reports them (the Rust peers), go to
+    `allocs` as {key: [per-run values]}."""
     rows = {}
     minnow = {}
     bad = set() if keep_disturbed else disturbed_windows(out)
@@ -88,7 +95,10 @@ def load(out, keep_disturbed=False):
         if (w.split("/")[0], p["framework"], p["threads"]) in bad:
             continue
         ratio = p["median_us"] / base[w] if w in base else None
-        rows[(w, p["framework"], p["threads"])] = (p["median_us"], p["min_us"], p["max_us"], ratio)
+        key = (w, p["framework"], p["threads"])
+        rows[key] = (p["median_us"], p["min_us"], p["max_us"], ratio)
+        if allocs is not None and "allocs_per_call" in p:
+            allocs.setdefault(key, []).append(p["allocs_per_call"])
     return rows
 
 
@@ -100,7 +110,8 @@ def key_order(k):
 def main():
     keep = "--keep-disturbed" in sys.argv
     dirs = [pathlib.Path(a) for a in sys.argv[1:] if a != "--keep-disturbed"]
-    runs = [load(d, keep) for d in dirs]
+    allocs = {}
+    runs = [load(d, keep, allocs) for d in dirs]
     for d in dirs:
         bad = disturbed_windows(d)
         if bad and not keep:
@@ -135,6 +146,15 @@ def main():
             if len(vals) < len(runs):
                 line = line.replace(f"| {t} |", f"| {t} ({len(vals)}/{len(runs)} runs) |", 1)
         print(line)
+    if allocs:
+        print("\nHeap allocations per call (counted by the Rust peers' counting allocator, untimed, after the timing):\n")
+        print("| workload | framework | threads | allocations per call |")
+        print("|---|---|---|---|")
+        for k in sorted(allocs, key=key_order):
+            w, f, t = k
+            vals = sorted(set(round(v) for v in allocs[k]))
+            shown = str(vals[0]) if len(vals) == 1 else f"{vals[0]}-{vals[-1]}"
+            print(f"| `{w}` | {f} | {t} | {shown} |")
 
 
 if __name__ == "__main__":
