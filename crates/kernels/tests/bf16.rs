@@ -8,21 +8,11 @@ use minnow_arena::{CountingAlloc, count_allocations};
 use minnow_kernels::{self as k, Level, PackedBf16, reference as r};
 use proptest::prelude::*;
 
+mod common;
+use common::fill;
+
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
-
-/// Deterministic values in [-1, 1).
-fn fill(len: usize, seed: u64) -> Vec<f32> {
-    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-        })
-        .collect()
-}
 
 fn packed(w: &[f32], n: usize, kk: usize) -> Vec<u32> {
     let mut p = vec![0; k::packed_bf16_len(n, kk)];

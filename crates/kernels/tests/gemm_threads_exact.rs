@@ -6,15 +6,8 @@
 use minnow_kernels::{self as k, Par, View, ViewMut};
 use proptest::prelude::*;
 
-fn fill(len: usize, seed: u64) -> Vec<f32> {
-    let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    (0..len)
-        .map(|_| {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((state >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-        })
-        .collect()
-}
+mod common;
+use common::fill;
 
 /// Asserts that 2, 3 and 4 threads give what one call gives, bit for bit.
 fn check(m: usize, n: usize, kk: usize, ta: bool, tb: bool, beta: f32) {
