@@ -27,6 +27,8 @@ pub struct AzForward {
     value: Vec<f32>,
     /// The bf16 copy and its logits, for the `/bf16` variant.
     bf16: Option<(PolicyValueBf16, Vec<f32>)>,
+    /// A second bf16 copy for the rows of the second thread.
+    bf16_second: Option<PolicyValueBf16>,
     threads: usize,
 }
 
@@ -46,14 +48,22 @@ impl AzForward {
             policy: vec![0.0; batch * CONFIG.policy],
             value: vec![0.0; batch],
             bf16: None,
+            bf16_second: None,
             threads: 1,
         }
     }
 
-    /// The f32 forward with its matrix products split by rows over
-    /// `threads` threads of rayon's pool, inside the pool
-    /// (`az_forward/bB/Nthr`). LayerNorm and the softmax stay on one thread.
+    /// On two threads of rayon's pool, inside the pool (`NAME/2thr`). The
+    /// f32 forward splits its matrix products by rows (LayerNorm and the
+    /// softmax stay on one thread); the bf16 forward, whose rows are
+    /// independent all the way, gives each thread half the batch on its
+    /// own copy, softmax included.
     pub fn with_threads(mut self, threads: usize) -> Self {
+        assert_eq!(threads, 2, "az_forward: one or two threads");
+        if self.bf16.is_some() {
+            self.bf16_second =
+                Some(PolicyValueBf16::new(&self.net, &self.params).expect("the store holds the network"));
+        }
         self.tape.set_gemm_threads(threads);
         self.threads = threads;
         self.name = format!("{}/{threads}thr", self.name);
@@ -76,6 +86,24 @@ impl AzForward {
 
     /// One batched evaluation into the policy and value buffers.
     pub fn evaluate(&mut self) -> StepResult<()> {
+        if let (Some((first, logits)), Some(second)) = (&mut self.bf16, &mut self.bf16_second) {
+            let half = self.batch / 2;
+            let (x0, x1) = self.input.split_at(half * CONFIG.inputs);
+            let (l0, l1) = logits.split_at_mut(half * CONFIG.policy);
+            let (p0, p1) = self.policy.split_at_mut(half * CONFIG.policy);
+            let (v0, v1) = self.value.split_at_mut(half);
+            rayon::join(
+                || {
+                    first.forward(x0, l0, v0);
+                    minnow_kernels::softmax_rows(l0, CONFIG.policy, p0);
+                },
+                || {
+                    second.forward(x1, l1, v1);
+                    minnow_kernels::softmax_rows(l1, CONFIG.policy, p1);
+                },
+            );
+            return Ok(());
+        }
         if let Some((bf16, logits)) = &mut self.bf16 {
             bf16.forward(&self.input, logits, &mut self.value);
             minnow_kernels::softmax_rows(logits, CONFIG.policy, &mut self.policy);
@@ -124,4 +152,5 @@ pub fn register(list: &mut Vec<Box<dyn Workload>>) {
         list.push(Box::new(AzForward::bf16(batch)));
     }
     list.push(Box::new(AzForward::new(64).with_threads(2)));
+    list.push(Box::new(AzForward::bf16(64).with_threads(2)));
 }

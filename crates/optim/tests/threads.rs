@@ -7,10 +7,11 @@ mod common;
 use minnow_autodiff::Params;
 use minnow_optim::{AdaGradConfig, AdamConfig, AdamWConfig, Optimizer, RmsPropConfig, SgdConfig};
 
-/// Tensors of 300, 7 and 1000 floats: bands start inside them and in padding.
+/// Tensors of 30,000, 7 and 10,000 floats: bands start inside them and in
+/// padding.
 fn store() -> Params {
     let mut p = Params::new();
-    for (name, len) in [("a", 300), ("b", 7), ("c", 1000)] {
+    for (name, len) in [("a", 30_000), ("b", 7), ("c", 10_000)] {
         p.add(name, &[len], |v| v.iter_mut().enumerate().for_each(|(i, x)| *x = common::grad(99, i))).unwrap();
     }
     p
