@@ -1,11 +1,13 @@
-//! The two-thread workloads compute what one thread does, bit for bit, and
-//! allocate nothing on any thread once warmed up (one test in this binary,
+//! The two-thread workloads compute what one thread does, bit for bit (the
+//! split ones), and allocate nothing on any thread once warmed up (one test in this binary,
 //! so the count over all threads sees only it).
 
 use minnow_arena::{CountingAlloc, count_allocations};
 use minnow_benches::Workload;
+use minnow_benches::workloads::mcts::MctsBackgammonThreads;
 use minnow_benches::workloads::{az::AzForward, dqn};
 use minnow_kernels::{Par, View, ViewMut};
+use minnow_rl::mcts::Inference;
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
@@ -55,6 +57,17 @@ fn two_threads_match_one_and_allocate_nothing() {
                 }
             });
             assert_eq!(all.allocations, 0, "{}: {} bytes allocated", w.name(), all.bytes);
+        }
+        // Self-play on two threads: a call lasts long enough for both
+        // workers to take part from the first.
+        for inference in [Inference::F32, Inference::Bf16] {
+            let mut play = MctsBackgammonThreads::new(inference);
+            for _ in 0..3 {
+                play.step();
+            }
+            let (sims, _, all) = count_allocations(|| (0..5).map(|_| play.step()).sum::<u64>());
+            assert_eq!(sims, 5 * 2 * 64 * 100);
+            assert_eq!(all.allocations, 0, "{}: {} bytes allocated", play.name(), all.bytes);
         }
     });
 }
