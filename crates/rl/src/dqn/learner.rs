@@ -285,10 +285,7 @@ impl DqnLearner {
         let loss = match shards {
             None => loss,
             Some(shards) => {
-                let loss = shards.reduce(self.online.grads_mut(), loss)?;
-                if !loss.is_finite() {
-                    return Err(RlError::Diverged { update: self.updates, loss });
-                }
+                let loss = shards.reduce(self.online.grads_mut(), loss, self.updates)?;
                 for ((td, &q), &y) in self.td_errors.iter_mut().zip(&shards.q).zip(&self.targets) {
                     *td = q - y;
                 }
@@ -369,10 +366,7 @@ impl DqnLearner {
         let loss = match shards {
             None => loss,
             Some(shards) => {
-                let loss = shards.reduce(self.online.grads_mut(), loss)?;
-                if !loss.is_finite() {
-                    return Err(RlError::Diverged { update: self.updates, loss });
-                }
+                let loss = shards.reduce(self.online.grads_mut(), loss, self.updates)?;
                 mean_q = mean(shards.q.iter().copied());
                 loss
             }

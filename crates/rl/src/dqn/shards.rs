@@ -76,11 +76,16 @@ impl Shards {
     }
 
     /// Sums the shards' gradients and Q values over the ranks; returns the
-    /// global batch's loss. Hears a stop asked of any rank.
-    pub(crate) fn reduce(&mut self, grads: &mut [f32], loss: f32) -> crate::Result<f32> {
+    /// global batch's loss, or an error if it is not finite (at `update`).
+    /// Hears a stop asked of any rank.
+    pub(crate) fn reduce(&mut self, grads: &mut [f32], loss: f32, update: u64) -> crate::Result<f32> {
         let Reduced { loss, stop } =
             self.parallel.reduce_shares(grads, &mut self.q, loss, minnow_train::stop_requested())?;
         self.stop |= stop;
+        // The summed loss is the same on every rank, so all fail together.
+        if !loss.is_finite() {
+            return Err(crate::RlError::Diverged { update, loss });
+        }
         Ok(loss)
     }
 
