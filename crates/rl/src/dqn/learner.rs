@@ -267,20 +267,12 @@ impl DqnLearner {
             let q = self.net.forward(&mut g, x)?;
             let q_taken = g.gather_cols(q, &self.batch.actions()[rows.clone()])?;
             let loss = g.huber(q_taken, &self.targets[rows.clone()], self.config.huber_delta, weights)?;
-            match shards.as_deref_mut() {
-                None => {
-                    for ((td, &q), &y) in self.td_errors.iter_mut().zip(g.value(q_taken)).zip(&self.targets) {
-                        *td = q - y;
-                    }
-                    let mean_q = mean(g.value(q_taken).iter().copied());
-                    (finish_loss(&mut g, loss, self.updates)?, mean_q)
-                }
-                Some(shards) => {
-                    shards.clear_q();
-                    shards.q[rows].copy_from_slice(g.value(q_taken));
-                    (shard_loss(&mut g, loss, shards.seed())?, f32::NAN)
+            if shards.is_none() {
+                for ((td, &q), &y) in self.td_errors.iter_mut().zip(g.value(q_taken)).zip(&self.targets) {
+                    *td = q - y;
                 }
             }
+            backward(&mut g, loss, q_taken, rows, shards.as_deref_mut(), self.updates)?
         };
         let loss = match shards {
             None => loss,
@@ -351,17 +343,7 @@ impl DqnLearner {
             let x = g.input(&[rows.len(), inputs], &obs[rows.start * inputs..rows.end * inputs])?;
             let q = self.net.forward(&mut g, x)?;
             let loss = g.huber(q, &next.targets[elements.clone()], self.config.huber_delta, None)?;
-            match shards.as_deref_mut() {
-                None => {
-                    let mean_q = mean(g.value(q).iter().copied());
-                    (finish_loss(&mut g, loss, self.updates)?, mean_q)
-                }
-                Some(shards) => {
-                    shards.clear_q();
-                    shards.q[elements].copy_from_slice(g.value(q));
-                    (shard_loss(&mut g, loss, shards.seed())?, f32::NAN)
-                }
-            }
+            backward(&mut g, loss, q, elements, shards.as_deref_mut(), self.updates)?
         };
         let loss = match shards {
             None => loss,
@@ -488,26 +470,38 @@ fn next_state_values(
     Ok(())
 }
 
-/// A shard's part of the global batch's loss (`loss` scaled by the
-/// shard's seed) and, where it is finite, its backward pass. A non-finite
-/// part is not an error here: it makes the sum over the ranks non-finite,
-/// so every rank fails at the same update instead of one leaving the
-/// others waiting in the sum.
-fn shard_loss(g: &mut minnow_autodiff::Graph<'_>, loss: minnow_autodiff::Var, seed: f32) -> Result<f32> {
-    let part = g.scale(loss, seed)?;
-    let value = g.scalar(part);
+/// The backward pass of an update's loss; returns the loss and the mean
+/// of `q`'s values. In one process: an error if the loss is not finite.
+/// With `shards`: this rank's part of the global batch's loss (scaled by
+/// the shard's seed), its Q values put at `at` for the sum, and NaN for
+/// the mean (the sum gives it). A non-finite part is not an error there:
+/// it makes the sum over the ranks non-finite, so every rank fails at the
+/// same update instead of one leaving the others waiting in the sum.
+fn backward(
+    g: &mut minnow_autodiff::Graph<'_>,
+    loss: minnow_autodiff::Var,
+    q: minnow_autodiff::Var,
+    at: std::ops::Range<usize>,
+    shards: Option<&mut Shards>,
+    update: u64,
+) -> Result<(f32, f32)> {
+    let (loss, value, mean_q) = match shards {
+        None => {
+            let value = g.scalar(loss);
+            if !value.is_finite() {
+                return Err(RlError::Diverged { update, loss: value });
+            }
+            (loss, value, mean(g.value(q).iter().copied()))
+        }
+        Some(shards) => {
+            shards.clear_q();
+            shards.q[at].copy_from_slice(g.value(q));
+            let part = g.scale(loss, shards.seed())?;
+            (part, g.scalar(part), f32::NAN)
+        }
+    };
     if value.is_finite() {
-        g.backward(part)?;
+        g.backward(loss)?;
     }
-    Ok(value)
-}
-
-/// The loss's value, or an error if it is not finite; then the backward pass.
-fn finish_loss(g: &mut minnow_autodiff::Graph<'_>, loss: minnow_autodiff::Var, update: u64) -> Result<f32> {
-    let value = g.scalar(loss);
-    if !value.is_finite() {
-        return Err(RlError::Diverged { update, loss: value });
-    }
-    g.backward(loss)?;
-    Ok(value)
+    Ok((value, mean_q))
 }
