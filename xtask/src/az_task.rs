@@ -70,8 +70,7 @@ fn train<G: Game + Default + Send + Sync>(
         if world.size() < 2 {
             return Err(RlError::TooFewRanks { ranks: world.size() }.to_string().into());
         }
-        let identity = serde_json::json!({ "task": task, "resume": args.resume, "config": config });
-        minnow_dist::agree(world.as_ref(), &identity.to_string(), minnow_train::describe_difference)?;
+        crate::train::agree_on_config(world.as_ref(), task, args, &config)?;
         if world.rank() > 0 {
             play_for_learner::<G>(&config, world.as_ref()).map_err(|e| e.to_string())?;
             return Ok(());

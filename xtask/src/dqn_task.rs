@@ -280,8 +280,7 @@ fn train<E: DqnTask>(task: &str, args: &TrainArgs, world: Option<&Rc<dyn Collect
         }
     }
     if let Some(world) = world {
-        let identity = serde_json::json!({ "task": task, "resume": args.resume, "config": config });
-        minnow_dist::agree(world.as_ref(), &identity.to_string(), minnow_train::describe_difference)?;
+        crate::train::agree_on_config(world.as_ref(), task, args, &config)?;
     }
     let env = E::build(&config.env)?;
     let what =
@@ -289,7 +288,7 @@ fn train<E: DqnTask>(task: &str, args: &TrainArgs, world: Option<&Rc<dyn Collect
     minnow_train::memory::check_fits(&what, config.dqn.memory_bytes(env.observation_size(), env.action_count()))?;
 
     let root = world.is_none_or(|w| w.rank() == 0);
-    let (out, checkpoint) = if root { crate::train::run_dir(args, task)? } else { crate::train::run_paths(args, task) };
+    let (out, checkpoint) = crate::train::rank_run_dir(root, args, task)?;
     let run = DqnRun::new(&config.dqn, env.clone()).map_err(|e| e.to_string())?;
     let shards = world.map(|world| run.shards(world.clone())).transpose().map_err(|e| e.to_string())?;
     let total = config.dqn.env_steps;

@@ -142,11 +142,10 @@ fn train_digits(task: &str, args: &TrainArgs, world: &Rc<dyn Collective>) -> Res
         config.steps = steps;
     }
     config.validate()?;
-    let identity = serde_json::json!({ "task": task, "resume": args.resume, "config": config });
-    minnow_dist::agree(world.as_ref(), &identity.to_string(), minnow_train::describe_difference)?;
+    agree_on_config(world.as_ref(), task, args, &config)?;
 
     let root = world.rank() == 0;
-    let (out, checkpoint) = if root { run_dir(args, task)? } else { run_paths(args, task) };
+    let (out, checkpoint) = rank_run_dir(root, args, task)?;
     let (train, test) = minnow_train::load_digits(&crate::workspace_root().join("data/digits.csv.gz"))?;
     let mut run = if args.resume {
         DigitsRun::resume(config.clone(), train, test, &checkpoint)?
@@ -181,6 +180,25 @@ fn train_digits(task: &str, args: &TrainArgs, world: &Rc<dyn Collective>) -> Res
     );
     println!("wrote {}/{{metrics.jsonl, curve.png, checkpoint.safetensors, config.json}}", out.display());
     Ok(())
+}
+
+/// Refuses to start unless every rank was given the same task, `--resume`
+/// and config (the error names the first differing key).
+pub(crate) fn agree_on_config(
+    world: &dyn Collective,
+    task: &str,
+    args: &TrainArgs,
+    config: &impl serde::Serialize,
+) -> Result<(), XtaskError> {
+    let identity = serde_json::json!({ "task": task, "resume": args.resume, "config": config });
+    minnow_dist::agree(world, &identity.to_string(), minnow_train::describe_difference)?;
+    Ok(())
+}
+
+/// The run directory as rank 0 of a run sees it ([`run_dir`]: checked and
+/// locked); the other ranks, which write nothing, only its paths.
+pub(crate) fn rank_run_dir(root: bool, args: &TrainArgs, name: &str) -> Result<(PathBuf, PathBuf), XtaskError> {
+    if root { run_dir(args, name) } else { Ok(run_paths(args, name)) }
 }
 
 /// A run's directory (`--out`, or `runs/NAME`) and its checkpoint's path,

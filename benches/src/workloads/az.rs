@@ -29,7 +29,6 @@ pub struct AzForward {
     bf16: Option<(PolicyValueBf16, Vec<f32>)>,
     /// A second bf16 copy for the rows of the second thread.
     bf16_second: Option<PolicyValueBf16>,
-    threads: usize,
 }
 
 impl AzForward {
@@ -49,15 +48,14 @@ impl AzForward {
             value: vec![0.0; batch],
             bf16: None,
             bf16_second: None,
-            threads: 1,
         }
     }
 
-    /// On two threads of rayon's pool, inside the pool (`NAME/2thr`). The
-    /// f32 forward splits its matrix products by rows (LayerNorm and the
-    /// softmax stay on one thread); the bf16 forward, whose rows are
-    /// independent all the way, gives each thread half the batch on its
-    /// own copy, softmax included.
+    /// On two threads of rayon's pool (`NAME/2thr`; the harness runs it
+    /// inside the pool). The f32 forward splits its matrix products by rows
+    /// (LayerNorm and the softmax stay on one thread); the bf16 forward,
+    /// whose rows are independent all the way, gives each thread half the
+    /// batch on its own copy, softmax included.
     pub fn with_threads(mut self, threads: usize) -> Self {
         assert_eq!(threads, 2, "az_forward: one or two threads");
         if self.bf16.is_some() {
@@ -65,7 +63,6 @@ impl AzForward {
                 Some(PolicyValueBf16::new(&self.net, &self.params).expect("the store holds the network"));
         }
         self.tape.set_gemm_threads(threads);
-        self.threads = threads;
         self.name = format!("{}/{threads}thr", self.name);
         self
     }
@@ -137,8 +134,7 @@ impl Workload for AzForward {
         Work::Flops(2.0 * self.batch as f64 * self.params.numel() as f64)
     }
     fn run(&mut self) {
-        let done = if self.threads > 1 { rayon::scope(|_| self.evaluate()) } else { self.evaluate() };
-        done.expect("the benchmark input is valid");
+        self.evaluate().expect("the benchmark input is valid");
         std::hint::black_box(&self.policy);
     }
 }

@@ -32,7 +32,6 @@ pub struct DqnStep {
     next_argmax: Vec<u32>,
     targets: Vec<f32>,
     flops: f64,
-    threads: usize,
 }
 
 impl DqnStep {
@@ -66,18 +65,16 @@ impl DqnStep {
             next_argmax: vec![0; batch],
             targets: vec![0.0; batch],
             flops,
-            threads: 1,
         }
     }
 
     /// The same step with its large matrix products and the Adam update
-    /// split over `threads` threads of rayon's pool, named `NAME/Nthr`.
-    /// The step runs inside the pool, so the splits stay on its workers.
+    /// split over `threads` threads of rayon's pool, named `NAME/Nthr` (the
+    /// harness runs it inside the pool, so the splits stay on its workers).
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.tape.set_gemm_threads(threads);
         self.target_tape.set_gemm_threads(threads);
         self.adam.set_threads(threads);
-        self.threads = threads;
         self.name = format!("{}/{threads}thr", self.name);
         self
     }
@@ -132,8 +129,7 @@ impl Workload for DqnStep {
         Work::Flops(self.flops)
     }
     fn run(&mut self) {
-        let loss = if self.threads > 1 { rayon::scope(|_| self.step()) } else { self.step() };
-        std::hint::black_box(loss.expect("the benchmark step is valid"));
+        std::hint::black_box(self.step().expect("the benchmark step is valid"));
     }
 }
 

@@ -14,7 +14,7 @@ const MIN_BAND: usize = 8192;
 /// Calls `update(buffers, grads)` on `threads` bands. Each buffer is as
 /// long as `grads`, or empty (state an optimiser does not keep with its
 /// settings, such as a momentum buffer without momentum). `rayon::join`
-/// allocates nothing.
+/// allocates nothing when called on a worker of rayon's pool.
 pub(crate) fn in_bands<const N: usize>(
     threads: usize,
     buffers: [&mut [f32]; N],

@@ -139,7 +139,7 @@ pub(crate) fn route(a: &View<'_>, b: &View<'_>) -> Route {
     if !takes(level, layout, m, n, k) {
         return Route::Faer { by_rows: m.saturating_mul(n).saturating_mul(k) > SMALL_VOLUME };
     }
-    Route::Small { level, layout, packed: layout == Layout::Nt && nt_packs(m, n, k) }
+    Route::Small { level, layout, packed: nt_packs(layout, m, n, k) }
 }
 
 /// NT takes the packed path when k is at most this many times m: packing
@@ -154,10 +154,10 @@ const PACK_K_PER_ROW: usize = 8;
 /// kernel's lanes: 32 x 64 x 4 and 64 x 64 x 6 run 3-4x faster dot form).
 const PACK_MIN_N: usize = 16;
 
-/// Whether NT goes through the packed broadcast kernel rather than the
-/// dot kernel.
-fn nt_packs(m: usize, n: usize, k: usize) -> bool {
-    n >= PACK_MIN_N && k <= PACK_K_PER_ROW * m
+/// Whether the product is NT through the packed broadcast kernel rather
+/// than the dot kernel.
+fn nt_packs(layout: Layout, m: usize, n: usize, k: usize) -> bool {
+    layout == Layout::Nt && n >= PACK_MIN_N && k <= PACK_K_PER_ROW * m
 }
 
 /// dst = alpha * a · b + beta * dst on the small kernels, whatever the
@@ -186,7 +186,7 @@ pub fn gemm(mut dst: ViewMut<'_>, beta: f32, a: View<'_>, b: View<'_>, alpha: f3
             b.cols()
         );
     };
-    let packed = layout == Layout::Nt && nt_packs(a.rows(), b.cols(), a.cols());
+    let packed = nt_packs(layout, a.rows(), b.cols(), a.cols());
     run(level(), layout, packed, &mut dst, beta, &a, &b, alpha);
 }
 

@@ -127,9 +127,7 @@ impl<G: Game> Evaluator<G> for NetEvaluator<G> {
                     wide.resize(n * policy, 0.0);
                 }
                 bf16.forward(&self.obs[..n * width], &mut wide[..n * policy], values);
-                for (dst, src) in logits.chunks_exact_mut(a).zip(wide.chunks_exact(policy)) {
-                    dst.copy_from_slice(&src[..a]);
-                }
+                game_logits(&wide[..n * policy], policy, a, logits);
             }
             return;
         }
@@ -137,15 +135,20 @@ impl<G: Game> Evaluator<G> for NetEvaluator<G> {
         // Shapes were checked when the evaluator was built.
         let x = g.input(&[n, width], &self.obs[..n * width]).expect("NetEvaluator: observation batch shape");
         let (l, v) = self.net.forward(&mut g, x).expect("NetEvaluator: network checked against the game");
-        let (all, a) = (g.value(l), G::ACTIONS);
-        let width = all.len() / n;
-        if width == a {
-            logits.copy_from_slice(all);
-        } else {
-            for (dst, src) in logits.chunks_exact_mut(a).zip(all.chunks_exact(width)) {
-                dst.copy_from_slice(&src[..a]);
-            }
-        }
+        let all = g.value(l);
+        game_logits(all, all.len() / n, G::ACTIONS, logits);
         values.copy_from_slice(g.value(v));
+    }
+}
+
+/// The first `actions` of every row of `width` logits: a policy head wider
+/// than the game's actions keeps its first ones.
+fn game_logits(all: &[f32], width: usize, actions: usize, logits: &mut [f32]) {
+    if width == actions {
+        logits.copy_from_slice(all);
+    } else {
+        for (dst, src) in logits.chunks_exact_mut(actions).zip(all.chunks_exact(width)) {
+            dst.copy_from_slice(&src[..actions]);
+        }
     }
 }
