@@ -33,14 +33,29 @@ pub struct ProfileReport {
 }
 
 /// The workloads that can be profiled.
-pub const PROFILED: &[&str] = &["dqn_step/cube", "dqn_step/2048", "az_forward/b1", "az_forward/b8", "az_forward/b64"];
+pub const PROFILED: &[&str] = &[
+    "dqn_step/cube",
+    "dqn_step/2048",
+    "dqn_step/cube/2thr",
+    "dqn_step/2048/2thr",
+    "az_forward/b1",
+    "az_forward/b8",
+    "az_forward/b64",
+];
 
-/// Profiles `steps` steps of a named workload after warming it up.
+/// Profiles `steps` steps of a named workload after warming it up, on a
+/// worker of rayon's pool as the bench harness runs it.
 pub fn profile(name: &str, steps: usize) -> Option<ProfileReport> {
-    let steps = steps.max(1);
+    rayon::scope(|_| profile_here(name, steps.max(1)))
+}
+
+fn profile_here(name: &str, steps: usize) -> Option<ProfileReport> {
     let (total, mut rows, per_tape) = match name {
-        "dqn_step/cube" | "dqn_step/2048" => {
-            let mut w = if name.ends_with("cube") { dqn::cube() } else { dqn::game2048() };
+        "dqn_step/cube" | "dqn_step/2048" | "dqn_step/cube/2thr" | "dqn_step/2048/2thr" => {
+            let mut w = if name.contains("cube") { dqn::cube() } else { dqn::game2048() };
+            if name.ends_with("/2thr") {
+                w = w.with_threads(2);
+            }
             (0..20).for_each(|_| drop(w.step()));
             let (online, target) = w.tapes_mut();
             online.enable_profile();

@@ -60,8 +60,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // Subnormal floats take a slow path on x86; training never needs them
     // (see minnow_kernels::flush_denormals). MINNOW_KEEP_DENORMALS=1 keeps them.
+    // rayon's workers are threads of their own, so each sets it as it starts.
     if std::env::var_os("MINNOW_KEEP_DENORMALS").is_none() {
         minnow_kernels::flush_denormals();
+        let pool = rayon::ThreadPoolBuilder::new().start_handler(|_| {
+            minnow_kernels::flush_denormals();
+        });
+        pool.build_global().expect("rayon's pool is built once, before any parallel work");
     }
     let result: error::Result<()> = match cli.command {
         Command::Train(args) => {

@@ -100,7 +100,6 @@ impl DqnStep {
         for i in 0..batch {
             self.targets[i] = self.rewards[i] + 0.99 * (1.0 - self.dones[i]) * self.next_max[i];
         }
-        self.online.zero_grads();
         let loss = {
             let mut g = self.tape.graph(&mut self.online);
             let x = g.input(&[batch, inputs], &self.states)?;
@@ -111,7 +110,8 @@ impl DqnStep {
             g.scalar(loss)
         };
         let start = std::time::Instant::now();
-        self.adam.step(&mut self.online)?;
+        // Leaves the gradients at zero for the next step's backward pass.
+        self.adam.step_and_zero_grads(&mut self.online)?;
         Ok((loss, start.elapsed()))
     }
 

@@ -160,6 +160,11 @@ impl Params {
         (&mut self.values[..self.used], &self.grads[..self.used])
     }
 
+    /// Values to update and gradients to update them with and then clear.
+    pub fn values_and_grads_mut(&mut self) -> (&mut [f32], &mut [f32]) {
+        (&mut self.values[..self.used], &mut self.grads[..self.used])
+    }
+
     /// Sets every gradient to zero: one pass over flat memory.
     pub fn zero_grads(&mut self) {
         self.grads[..self.used].fill(0.0);

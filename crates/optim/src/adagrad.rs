@@ -69,15 +69,28 @@ impl AdaGrad {
     }
 }
 
-impl Optimizer for AdaGrad {
-    fn step(&mut self, params: &mut Params) -> Result<()> {
+impl AdaGrad {
+    /// One step; with `zero`, the gradients cleared in the same pass.
+    fn update(&mut self, params: &mut Params, zero: bool) -> Result<()> {
         self.layout.check(params)?;
         let c = &self.config;
         let hp = AdaGradParams::new(c.lr, c.lr_decay, c.eps, c.weight_decay, self.steps + 1);
-        let (values, grads) = params.values_and_grads();
-        in_bands(self.threads, [values, &mut self.sum], grads, &|[p, s], g| adagrad_step(p, g, s, &hp));
+        let (values, grads) = params.values_and_grads_mut();
+        in_bands(self.threads, &self.layout, [values, &mut self.sum], grads, zero, &|[p, s], g| {
+            adagrad_step(p, g, s, &hp)
+        });
         self.steps += 1;
         Ok(())
+    }
+}
+
+impl Optimizer for AdaGrad {
+    fn step(&mut self, params: &mut Params) -> Result<()> {
+        self.update(params, false)
+    }
+
+    fn step_and_zero_grads(&mut self, params: &mut Params) -> Result<()> {
+        self.update(params, true)
     }
 
     fn step_count(&self) -> u64 {

@@ -106,12 +106,13 @@ impl Moments {
         Self { config, decoupled, names, layout, m, v, steps: 0, threads: 1 }
     }
 
-    fn step(&mut self, params: &mut Params) -> Result<()> {
+    fn step(&mut self, params: &mut Params, zero: bool) -> Result<()> {
         self.layout.check(params)?;
         let c = &self.config;
         let hp = AdamParams::new(c.lr, c.betas.0, c.betas.1, c.eps, c.weight_decay, self.decoupled, self.steps + 1);
-        let (values, grads) = params.values_and_grads();
-        in_bands(self.threads, [values, &mut self.m, &mut self.v], grads, &|[p, m, v], g| adam_step(p, g, m, v, &hp));
+        let (values, grads) = params.values_and_grads_mut();
+        let buffers = [values, &mut self.m[..], &mut self.v[..]];
+        in_bands(self.threads, &self.layout, buffers, grads, zero, &|[p, m, v], g| adam_step(p, g, m, v, &hp));
         self.steps += 1;
         Ok(())
     }
@@ -153,7 +154,11 @@ macro_rules! delegate_to_moments {
     ($ty:ident, $name:literal) => {
         impl Optimizer for $ty {
             fn step(&mut self, params: &mut Params) -> Result<()> {
-                self.0.step(params)
+                self.0.step(params, false)
+            }
+
+            fn step_and_zero_grads(&mut self, params: &mut Params) -> Result<()> {
+                self.0.step(params, true)
             }
 
             fn step_count(&self) -> u64 {

@@ -1,38 +1,91 @@
-//! An optimiser step split over threads: the flat buffers are cut into
-//! contiguous bands that start on cache lines, and each band is updated on
-//! rayon's pool. Every element gets the same arithmetic as on one thread,
-//! so the result does not depend on the thread count.
+//! An optimiser step split over threads. Each large tensor is cut by rows
+//! into bands exactly as `minnow_kernels::gemm_threads` cuts the rows of
+//! the product that computed its gradient (the first band on the calling
+//! thread), so the thread that wrote a band's gradient updates it and the
+//! band's values, state and gradient stay in that core's cache from one
+//! step to the next. Smaller tensors are updated whole on the calling
+//! thread. Every element gets the same arithmetic as on one thread, so the
+//! result does not depend on the thread count.
 
-/// Floats per 64-byte cache line: no two threads write into one line.
-const LINE: usize = 16;
+use crate::optimizer::Layout;
 
-/// The fewest floats a band gets: `dqn_step/2048/2thr` (5,508 parameters,
-/// Adam about 4 us) ran slower split than whole (22.8 against 20.6 us),
-/// the cube network's 27,206 faster.
-const MIN_BAND: usize = 8192;
+/// The fewest floats a tensor needs to be split: `dqn_step/2048/2thr`
+/// (5,508 parameters, Adam about 4 us) ran slower split than whole, the
+/// cube network's 144x128 and 64x128 weights faster.
+const MIN_SPLIT: usize = 8192;
 
-/// Calls `update(buffers, grads)` on `threads` bands. Each buffer is as
-/// long as `grads`, or empty (state an optimiser does not keep with its
-/// settings, such as a momentum buffer without momentum). `rayon::join`
-/// allocates nothing when called on a worker of rayon's pool.
-pub(crate) fn in_bands<const N: usize>(
+/// Calls `update(buffers, grads)` over `layout`'s tensors, split over
+/// `threads` as above; with `zero`, then sets each band's gradients to 0
+/// on the thread that updated it. Each buffer is as long as `grads`, or
+/// empty (state an optimiser does not keep with its settings, such as a
+/// momentum buffer without momentum). `rayon::join` allocates nothing when
+/// called on a worker of rayon's pool.
+pub(crate) fn in_bands<'a, const N: usize>(
     threads: usize,
-    buffers: [&mut [f32]; N],
-    grads: &[f32],
+    layout: &Layout,
+    mut buffers: [&'a mut [f32]; N],
+    mut grads: &'a mut [f32],
+    zero: bool,
     update: &(impl Fn([&mut [f32]; N], &[f32]) + Sync),
 ) {
-    let len = grads.len();
-    if threads <= 1 || len < 2 * MIN_BAND {
-        return update(buffers, grads);
+    let whole = |buffers: [&mut [f32]; N], grads: &mut [f32]| {
+        update(buffers, grads);
+        if zero {
+            grads.fill(0.0);
+        }
+    };
+    let mut done = 0;
+    for (shape, range) in layout.tensors() {
+        let rows = shape.dims().first().copied().unwrap_or(1);
+        if threads <= 1 || range.len() < MIN_SPLIT || rows < 2 {
+            continue;
+        }
+        // The smaller tensors (and padding) before this one, then its rows.
+        let before = take(&mut buffers, &mut grads, range.start - done);
+        whole(before.0, before.1);
+        let (band, band_grads) = take(&mut buffers, &mut grads, range.len());
+        by_rows(threads, rows, range.len() / rows, band, band_grads, &whole);
+        done = range.end;
+    }
+    whole(buffers, grads);
+}
+
+/// `rows` rows of `cols` floats split into `threads` bands, as
+/// `gemm_threads` splits a product's rows.
+fn by_rows<'a, const N: usize>(
+    threads: usize,
+    rows: usize,
+    cols: usize,
+    mut buffers: [&'a mut [f32]; N],
+    mut grads: &'a mut [f32],
+    whole: &(impl Fn([&mut [f32]; N], &mut [f32]) + Sync),
+) {
+    if threads <= 1 || rows < 2 {
+        return whole(buffers, grads);
     }
     let left = threads / 2;
-    let mid = len * left / threads / LINE * LINE;
-    let mut halves = buffers.map(|b| {
-        let (lo, hi) = b.split_at_mut(mid.min(b.len()));
-        (Some(lo), Some(hi))
+    let mid = rows * left / threads;
+    let (top, top_grads) = take(&mut buffers, &mut grads, mid * cols);
+    rayon::join(
+        || by_rows(left, mid, cols, top, top_grads, whole),
+        || by_rows(threads - left, rows - mid, cols, buffers, grads, whole),
+    );
+}
+
+/// Cuts the first `len` floats off every buffer (an empty buffer stays
+/// empty) and off the gradients.
+fn take<'a, const N: usize>(
+    buffers: &mut [&'a mut [f32]; N],
+    grads: &mut &'a mut [f32],
+    len: usize,
+) -> ([&'a mut [f32]; N], &'a mut [f32]) {
+    let heads = std::array::from_fn(|i| {
+        let buffer = std::mem::take(&mut buffers[i]);
+        let (head, tail) = buffer.split_at_mut(len.min(buffer.len()));
+        buffers[i] = tail;
+        head
     });
-    let lo = std::array::from_fn(|i| halves[i].0.take().expect("each half is taken once"));
-    let hi = std::array::from_fn(|i| halves[i].1.take().expect("each half is taken once"));
-    let (grads_lo, grads_hi) = grads.split_at(mid);
-    rayon::join(|| in_bands(left, lo, grads_lo, update), || in_bands(threads - left, hi, grads_hi, update));
+    let (head, tail) = std::mem::take(grads).split_at_mut(len);
+    *grads = tail;
+    (heads, head)
 }

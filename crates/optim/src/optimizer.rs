@@ -14,6 +14,13 @@ pub trait Optimizer {
     /// the optimiser was built for.
     fn step(&mut self, params: &mut Params) -> Result<()>;
 
+    /// As [`step`](Self::step), then leaves every gradient at zero, set in
+    /// the same pass by the thread that read it: [`Params::zero_grads`]
+    /// before the next backward pass without a second pass over memory
+    /// (and, split over threads, without the gradients moving between
+    /// cores).
+    fn step_and_zero_grads(&mut self, params: &mut Params) -> Result<()>;
+
     /// Steps taken so far (PyTorch's `state["step"]`).
     fn step_count(&self) -> u64;
 
@@ -111,6 +118,11 @@ pub(crate) struct Layout {
 }
 
 impl Layout {
+    /// Each tensor's shape and range in the flat buffers, in order.
+    pub fn tensors(&self) -> impl Iterator<Item = (&Shape, &Range<usize>)> {
+        self.entries.iter().map(|(_, shape, range)| (shape, range))
+    }
+
     pub fn of(params: &Params) -> Self {
         let entries =
             params.ids().map(|id| (params.name(id).to_string(), params.shape(id), params.range(id))).collect();

@@ -84,8 +84,9 @@ impl RmsProp {
     }
 }
 
-impl Optimizer for RmsProp {
-    fn step(&mut self, params: &mut Params) -> Result<()> {
+impl RmsProp {
+    /// One step; with `zero`, the gradients cleared in the same pass.
+    fn update(&mut self, params: &mut Params, zero: bool) -> Result<()> {
         self.layout.check(params)?;
         let c = &self.config;
         let hp = RmsPropParams {
@@ -96,11 +97,21 @@ impl Optimizer for RmsProp {
             momentum: c.momentum,
             centered: c.centered,
         };
-        let (values, grads) = params.values_and_grads();
+        let (values, grads) = params.values_and_grads_mut();
         let buffers = [values, &mut self.square_avg, &mut self.grad_avg, &mut self.momentum_buffer];
-        in_bands(self.threads, buffers, grads, &|[p, s, a, b], g| rmsprop_step(p, g, s, a, b, &hp));
+        in_bands(self.threads, &self.layout, buffers, grads, zero, &|[p, s, a, b], g| rmsprop_step(p, g, s, a, b, &hp));
         self.steps += 1;
         Ok(())
+    }
+}
+
+impl Optimizer for RmsProp {
+    fn step(&mut self, params: &mut Params) -> Result<()> {
+        self.update(params, false)
+    }
+
+    fn step_and_zero_grads(&mut self, params: &mut Params) -> Result<()> {
+        self.update(params, true)
     }
 
     fn step_count(&self) -> u64 {

@@ -79,8 +79,9 @@ impl Sgd {
     }
 }
 
-impl Optimizer for Sgd {
-    fn step(&mut self, params: &mut Params) -> Result<()> {
+impl Sgd {
+    /// One step; with `zero`, the gradients cleared in the same pass.
+    fn update(&mut self, params: &mut Params, zero: bool) -> Result<()> {
         self.layout.check(params)?;
         let c = &self.config;
         let hp = SgdParams {
@@ -91,10 +92,22 @@ impl Optimizer for Sgd {
             nesterov: c.nesterov,
             first_step: self.steps == 0,
         };
-        let (values, grads) = params.values_and_grads();
-        in_bands(self.threads, [values, &mut self.momentum_buffer], grads, &|[p, b], g| sgd_step(p, g, b, &hp));
+        let (values, grads) = params.values_and_grads_mut();
+        in_bands(self.threads, &self.layout, [values, &mut self.momentum_buffer], grads, zero, &|[p, b], g| {
+            sgd_step(p, g, b, &hp)
+        });
         self.steps += 1;
         Ok(())
+    }
+}
+
+impl Optimizer for Sgd {
+    fn step(&mut self, params: &mut Params) -> Result<()> {
+        self.update(params, false)
+    }
+
+    fn step_and_zero_grads(&mut self, params: &mut Params) -> Result<()> {
+        self.update(params, true)
     }
 
     fn step_count(&self) -> u64 {

@@ -38,6 +38,9 @@ pub struct DqnLearner {
     replay: ReplayConfig,
     pub(crate) rng: Pcg64Mcg,
     pub(crate) updates: u64,
+    /// Whether the last optimiser step left the gradients at zero (it
+    /// clears them in its own pass; an update that failed part-way did not).
+    grads_clear: bool,
     pub(crate) tape: Tape,
     eval_tape: Tape,
     batch: Batch,
@@ -118,6 +121,7 @@ impl DqnLearner {
             replay,
             rng,
             updates: 0,
+            grads_clear: false,
             tape,
             eval_tape,
             next_actions: vec![0; b],
@@ -177,7 +181,7 @@ impl DqnLearner {
     /// the loss.
     pub fn regress(&mut self, obs: &[f32], targets: &[f32]) -> Result<f32> {
         let rows = obs.len() / self.net.inputs();
-        self.online.zero_grads();
+        self.clear_grads();
         let loss = {
             let mut g = self.tape.graph(&mut self.online);
             let x = g.input(&[rows, self.net.inputs()], obs)?;
@@ -187,7 +191,8 @@ impl DqnLearner {
             g.backward(l)?;
             loss
         };
-        self.adam.step(&mut self.online)?;
+        self.adam.step_and_zero_grads(&mut self.online)?;
+        self.grads_clear = true;
         Ok(loss)
     }
 
@@ -258,7 +263,7 @@ impl DqnLearner {
             *y = rewards[r] + (1.0 - dones[r]) * discounts[r] * *y;
         }
 
-        self.online.zero_grads();
+        self.clear_grads();
         let rows = shards.as_ref().map_or(0..b, |s| s.rows());
         let weights = self.memory.is_prioritized().then(|| &self.batch.weights()[rows.clone()]);
         let (loss, mut mean_q) = {
@@ -304,6 +309,7 @@ impl DqnLearner {
         mut shards: Option<&mut Shards>,
     ) -> Result<UpdateStats> {
         let (b, actions, inputs) = (self.config.batch_size, self.net.actions(), self.net.inputs());
+        self.clear_grads();
         let Some(next) = self.successors.as_mut() else {
             return Err(Check("DqnConfig").count("all_actions", "true for update_all_actions", 0).into());
         };
@@ -335,7 +341,6 @@ impl DqnLearner {
             *y = reward * scale + (1.0 - end) * gamma * *y;
         }
 
-        self.online.zero_grads();
         let rows = shards.as_ref().map_or(0..b, |s| s.rows());
         let elements = rows.start * actions..rows.end * actions;
         let (loss, mut mean_q) = {
@@ -364,12 +369,22 @@ impl DqnLearner {
         Shards::new(comm, self.config.batch_size, per_row, self.online.grads().len())
     }
 
-    /// Clip, Adam, count the update, move the target network.
+    /// Zeroes the gradients for a backward pass, unless the last
+    /// optimiser step already did.
+    fn clear_grads(&mut self) {
+        if !std::mem::replace(&mut self.grads_clear, false) {
+            self.online.zero_grads();
+        }
+    }
+
+    /// Clip, Adam (clearing the gradients), count the update, move the
+    /// target network.
     fn step_optimizer(&mut self) -> Result<()> {
         if self.config.max_grad_norm > 0.0 {
             clip_grad_norm(&mut self.online, self.config.max_grad_norm);
         }
-        self.adam.step(&mut self.online)?;
+        self.adam.step_and_zero_grads(&mut self.online)?;
+        self.grads_clear = true;
         self.updates += 1;
         match self.config.target {
             TargetUpdate::Hard { every } if self.updates.is_multiple_of(every) => {
