@@ -44,7 +44,9 @@ pub const PROFILED: &[&str] = &[
 ];
 
 /// Profiles `steps` steps of a named workload after warming it up, on a
-/// worker of rayon's pool as the bench harness runs it.
+/// worker of rayon's pool as the bench harness runs it (the two-thread
+/// steps run beside each other, so their ops' times add up to more than
+/// the step's).
 pub fn profile(name: &str, steps: usize) -> Option<ProfileReport> {
     rayon::scope(|_| profile_here(name, steps.max(1)))
 }

@@ -32,6 +32,7 @@ pub struct DqnStep {
     next_argmax: Vec<u32>,
     targets: Vec<f32>,
     flops: f64,
+    threads: usize,
 }
 
 impl DqnStep {
@@ -65,16 +66,19 @@ impl DqnStep {
             next_argmax: vec![0; batch],
             targets: vec![0.0; batch],
             flops,
+            threads: 1,
         }
     }
 
     /// The same step with its large matrix products and the Adam update
-    /// split over `threads` threads of rayon's pool, named `NAME/Nthr` (the
+    /// split over `threads` threads of rayon's pool and the target
+    /// network's forward beside the online one's, named `NAME/Nthr` (the
     /// harness runs it inside the pool, so the splits stay on its workers).
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.tape.set_gemm_threads(threads);
         self.target_tape.set_gemm_threads(threads);
         self.adam.set_threads(threads);
+        self.threads = threads;
         self.name = format!("{}/{threads}thr", self.name);
         self
     }
@@ -90,20 +94,35 @@ impl DqnStep {
     }
 
     fn learn(&mut self) -> StepResult<(f32, std::time::Duration)> {
-        let (batch, inputs) = (self.batch, self.mlp.inputs());
-        {
-            let mut g = self.target_tape.inference(&self.target);
-            let x = g.input(&[batch, inputs], &self.next_states)?;
-            let q_next = self.mlp.forward(&mut g, x)?;
-            row_max_argmax(g.value(q_next), self.mlp.outputs(), &mut self.next_max, &mut self.next_argmax);
-        }
-        for i in 0..batch {
-            self.targets[i] = self.rewards[i] + 0.99 * (1.0 - self.dones[i]) * self.next_max[i];
-        }
+        let (batch, inputs, outputs) = (self.batch, self.mlp.inputs(), self.mlp.outputs());
         let loss = {
             let mut g = self.tape.graph(&mut self.online);
             let x = g.input(&[batch, inputs], &self.states)?;
-            let q = self.mlp.forward(&mut g, x)?;
+            let (mlp, target, target_tape, next_states) =
+                (&self.mlp, &self.target, &mut self.target_tape, &self.next_states);
+            let (next_max, next_argmax) = (&mut self.next_max, &mut self.next_argmax);
+            let mut bootstrap = || -> StepResult<()> {
+                let mut t = target_tape.inference(target);
+                let x = t.input(&[batch, inputs], next_states)?;
+                let q_next = mlp.forward(&mut t, x)?;
+                row_max_argmax(t.value(q_next), outputs, next_max, next_argmax);
+                Ok(())
+            };
+            // As the DQN learner does with threads to spare: the target
+            // network's forward beside the online one's, when it is large
+            // enough to pay for waking the second worker.
+            let large = batch * g.params().numel() >= minnow_autodiff::PARALLEL_GEMM_MIN_MACS;
+            let q = if self.threads > 1 && large {
+                let (values, q) = rayon::join(bootstrap, || mlp.forward(&mut g, x));
+                values?;
+                q?
+            } else {
+                bootstrap()?;
+                mlp.forward(&mut g, x)?
+            };
+            for i in 0..batch {
+                self.targets[i] = self.rewards[i] + 0.99 * (1.0 - self.dones[i]) * self.next_max[i];
+            }
             let q_taken = g.gather_cols(q, &self.actions)?;
             let loss = g.huber(q_taken, &self.targets, 1.0, None)?;
             g.backward(loss)?;

@@ -253,14 +253,32 @@ impl DqnLearner {
     pub(crate) fn update_in<E: DqnEnv>(&mut self, env: &E, mut shards: Option<&mut Shards>) -> Result<UpdateStats> {
         let (b, inputs) = (self.config.batch_size, self.net.inputs());
         self.memory.sample_into(b, self.updates, &mut self.rng, &mut self.batch)?;
+        // With threads to spare, the target network's forward on the next
+        // states runs beside the online network's forward: the two share
+        // nothing, so each is computed whole, as on one thread. Only when
+        // a forward is large enough to pay for waking a second worker (as
+        // for a split product; the weights count the multiply-adds a row).
+        let large = b * self.online.numel() >= minnow_autodiff::PARALLEL_GEMM_MIN_MACS;
+        let beside = self.after.is_none() && self.config.threads > 1 && large;
         if self.after.is_some() {
             self.bootstrap_from_afterstates(env)?;
-        } else {
+        } else if !beside {
             self.bootstrap_targets()?;
+        } else if self.config.double {
+            // The online network's choices, before its graph borrows it.
+            let legal = legal_actions(self.batch.next_mask(), self.net.actions());
+            let next_obs = self.batch.next_obs();
+            choose_next_actions(
+                &self.net,
+                &self.online,
+                &mut self.eval_tape,
+                next_obs,
+                &legal,
+                &mut self.next_actions,
+            )?;
         }
-        let (rewards, dones, discounts) = (self.batch.rewards(), self.batch.dones(), self.batch.discounts());
-        for (r, y) in self.targets.iter_mut().enumerate() {
-            *y = rewards[r] + (1.0 - dones[r]) * discounts[r] * *y;
+        if !beside {
+            discount(&mut self.targets, &self.batch);
         }
 
         self.clear_grads();
@@ -269,7 +287,21 @@ impl DqnLearner {
         let (loss, mut mean_q) = {
             let mut g = self.tape.graph(&mut self.online);
             let x = g.input(&[rows.len(), inputs], &self.batch.obs()[rows.start * inputs..rows.end * inputs])?;
-            let q = self.net.forward(&mut g, x)?;
+            let q = if beside {
+                let (net, batch, double) = (&self.net, &self.batch, self.config.double);
+                let legal = legal_actions(batch.next_mask(), net.actions());
+                let (target, tape, choices, targets) =
+                    (&self.target, &mut self.eval_tape, &self.next_actions, &mut self.targets);
+                let (values, q) = rayon::join(
+                    || target_values(net, target, tape, double, batch.next_obs(), &legal, choices, targets),
+                    || net.forward(&mut g, x),
+                );
+                values?;
+                discount(&mut self.targets, &self.batch);
+                q?
+            } else {
+                self.net.forward(&mut g, x)?
+            };
             let q_taken = g.gather_cols(q, &self.batch.actions()[rows.clone()])?;
             let loss = g.huber(q_taken, &self.targets[rows.clone()], self.config.huber_delta, weights)?;
             if shards.is_none() {
@@ -332,7 +364,7 @@ impl DqnLearner {
             &mut self.eval_tape,
             self.config.double,
             &next.obs,
-            |_| all,
+            &|_| all,
             &mut next.choices,
             &mut next.targets,
         )?;
@@ -399,25 +431,14 @@ impl DqnLearner {
     /// `targets = Q_target(s', a*)`, with `a*` the online network's choice
     /// (double DQN) or the target's own, over the legal actions of `s'`.
     fn bootstrap_targets(&mut self) -> Result<()> {
-        let actions = self.net.actions();
-        let masks = self.batch.next_mask();
-        let legal = |r: usize| -> u64 {
-            if masks.is_empty() {
-                u64::MAX >> (64 - actions)
-            } else {
-                masks[r * actions..(r + 1) * actions]
-                    .iter()
-                    .enumerate()
-                    .fold(0, |m, (a, &v)| m | ((v > 0.5) as u64) << a)
-            }
-        };
+        let legal = legal_actions(self.batch.next_mask(), self.net.actions());
         next_state_values(
             &self.net,
             (&self.online, &self.target),
             &mut self.eval_tape,
             self.config.double,
             self.batch.next_obs(),
-            legal,
+            &legal,
             &mut self.next_actions,
             &mut self.targets,
         )?;
@@ -448,6 +469,26 @@ impl DqnLearner {
     }
 }
 
+/// The batch's legal actions in next state `r` as a bit set (every action
+/// where the memory keeps no masks).
+fn legal_actions(masks: &[f32], actions: usize) -> impl Fn(usize) -> u64 + Sync + '_ {
+    move |r| {
+        if masks.is_empty() {
+            u64::MAX >> (64 - actions)
+        } else {
+            masks[r * actions..(r + 1) * actions].iter().enumerate().fold(0, |m, (a, &v)| m | ((v > 0.5) as u64) << a)
+        }
+    }
+}
+
+/// `y = r + (1 - done) * discount * y` for every row of the batch.
+fn discount(targets: &mut [f32], batch: &Batch) {
+    let (rewards, dones, discounts) = (batch.rewards(), batch.dones(), batch.discounts());
+    for (r, y) in targets.iter_mut().enumerate() {
+        *y = rewards[r] + (1.0 - dones[r]) * discounts[r] * *y;
+    }
+}
+
 /// `out[r]`: the target network's value of next state `r` (a row of
 /// `next_obs`), at the legal action the online network prefers (`double`,
 /// the choice kept in `choices`) or at the target's own best; 0 without a
@@ -459,19 +500,50 @@ fn next_state_values(
     tape: &mut Tape,
     double: bool,
     next_obs: &[f32],
-    legal: impl Fn(usize) -> u64,
+    legal: &impl Fn(usize) -> u64,
     choices: &mut [u32],
     out: &mut [f32],
 ) -> Result<()> {
-    let (rows, actions, inputs) = (out.len(), net.actions(), net.inputs());
     if double {
-        let mut g = tape.inference(online);
-        let x = g.input(&[rows, inputs], next_obs)?;
-        let q = net.forward(&mut g, x)?;
-        for (r, row) in g.value(q).chunks_exact(actions).enumerate() {
-            choices[r] = super::masked_argmax(row, legal(r)).map_or(u32::MAX, |(a, _)| a as u32);
-        }
+        choose_next_actions(net, online, tape, next_obs, legal, choices)?;
     }
+    target_values(net, target, tape, double, next_obs, legal, choices, out)
+}
+
+/// `choices[r]`: the online network's best legal action in next state `r`
+/// (`u32::MAX` without one), for double DQN.
+fn choose_next_actions(
+    net: &QNetwork,
+    online: &Params,
+    tape: &mut Tape,
+    next_obs: &[f32],
+    legal: &impl Fn(usize) -> u64,
+    choices: &mut [u32],
+) -> Result<()> {
+    let (actions, inputs) = (net.actions(), net.inputs());
+    let mut g = tape.inference(online);
+    let x = g.input(&[choices.len(), inputs], next_obs)?;
+    let q = net.forward(&mut g, x)?;
+    for (r, row) in g.value(q).chunks_exact(actions).enumerate() {
+        choices[r] = super::masked_argmax(row, legal(r)).map_or(u32::MAX, |(a, _)| a as u32);
+    }
+    Ok(())
+}
+
+/// The target network's half of [`next_state_values`], with the online
+/// network's `choices` already made when `double`.
+#[allow(clippy::too_many_arguments)]
+fn target_values(
+    net: &QNetwork,
+    target: &Params,
+    tape: &mut Tape,
+    double: bool,
+    next_obs: &[f32],
+    legal: &impl Fn(usize) -> u64,
+    choices: &[u32],
+    out: &mut [f32],
+) -> Result<()> {
+    let (rows, actions, inputs) = (out.len(), net.actions(), net.inputs());
     let mut g = tape.inference(target);
     let x = g.input(&[rows, inputs], next_obs)?;
     let q = net.forward(&mut g, x)?;
