@@ -109,6 +109,28 @@ fn stop_on_signal() {
     if let Err(e) = installed {
         eprintln!("warning: Ctrl-C will not save a checkpoint: {e}");
     }
+    #[cfg(unix)]
+    stop_on_usr1();
+}
+
+/// SIGUSR1 asks for the same stop as the first Ctrl-C, however often it
+/// comes. Under `mpirun` it is the way to stop a job with a checkpoint:
+/// mpirun passes SIGUSR1 on to every rank, while on Ctrl-C it sends each
+/// rank SIGTERM and a second later SIGKILL.
+#[cfg(unix)]
+fn stop_on_usr1() {
+    use signal_hook::{consts::SIGUSR1, iterator::Signals};
+    let mut signals = match Signals::new([SIGUSR1]) {
+        Ok(signals) => signals,
+        Err(e) => return eprintln!("warning: SIGUSR1 will not save a checkpoint: {e}"),
+    };
+    std::thread::spawn(move || {
+        for _ in signals.forever() {
+            if minnow_train::request_stop() {
+                eprintln!("\nSIGUSR1: stopping after this step and saving a checkpoint");
+            }
+        }
+    });
 }
 
 /// The workspace root (xtask lives one level below it).

@@ -6,8 +6,9 @@
 //! data-parallel DQN run stays within a bound of the one-process run and
 //! resumes at another rank count;
 //! AlphaZero self-play with a learner and one actor trains the bits of one
-//! process, and a job killed through one of its actors resumes from the
-//! learner's last checkpoint on another rank count.
+//! process, a job killed through one of its actors resumes from the
+//! learner's last checkpoint on another rank count, and SIGUSR1 to mpirun
+//! stops a job with a checkpoint that resumes.
 #![cfg(feature = "mpi")]
 
 use minnow_nn::Checkpoint;
@@ -315,5 +316,43 @@ fn distributed_self_play_on_one_rank_says_it_needs_two() {
     assert!(!output.status.success());
     assert!(stderr.contains("distributed self-play needs at least 2 ranks"), "{stderr}");
     assert!(!root.join("run").exists());
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn sigusr1_to_mpirun_stops_the_job_with_a_checkpoint_that_resumes() {
+    let root = root("az-usr1");
+    let config = root.join("config.json");
+    // No checkpoint on the cadence: the one found is the stop's.
+    write_az_config(&config, 1000, 1000);
+    let out = root.join("run");
+    let checkpoint = out.join("checkpoint.safetensors");
+    let job = train_az(&mut mpirun(2), &config, &out, 1000)
+        .arg("--distributed")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mpirun starts");
+    let started = std::time::Instant::now();
+    while rank_pid(&out, 0).is_none() || rank_pid(&out, 1).is_none() {
+        assert!(started.elapsed().as_secs() < 60, "the ranks did not start within a minute");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // A few iterations in (each takes milliseconds), a stop as a scheduler
+    // or a user would ask for one: mpirun passes SIGUSR1 on to every rank.
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    assert!(Command::new("kill").args(["-USR1", &job.id().to_string()]).status().unwrap().success());
+    let output = job.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("SIGUSR1: stopping after this step"), "{stderr}");
+    assert!(!stderr.contains("interrupted"), "{stderr}");
+    assert!(rank_pid(&out, 0).is_none() && rank_pid(&out, 1).is_none(), "a rank outlived the job");
+    let step = |path: &Path| Checkpoint::load(path).ok()?.meta("step")?.parse::<u64>().ok();
+    let at = step(&checkpoint).expect("the stop wrote a whole checkpoint");
+    assert!((1..1000).contains(&at), "stopped at iteration {at}");
+    let stdout =
+        ok(train_az(&mut mpirun(2), &config, &out, at + 2).args(["--distributed", "--resume"]).output().unwrap());
+    assert!(stdout.contains("the learner + 1 actor rank(s)"), "{stdout}");
+    assert_eq!(step(&checkpoint), Some(at + 2));
     let _ = std::fs::remove_dir_all(&root);
 }
