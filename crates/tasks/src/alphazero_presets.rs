@@ -11,8 +11,9 @@ use minnow_rl::mcts::{ChanceMode, Inference, MctsConfig};
 /// weights (1.5 times the games per minute of f32 on AVX-512 BF16, the
 /// same bits elsewhere, more slowly), which buys 3.2 times the games of
 /// the earlier 1,260-iteration f32 preset in the hour. Self-play is
-/// made varied and cheap: each game opens with 0-8 random moves and plays its later moves at temperature 0.4
-/// (AlphaZero.jl's connect-four schedule), so it meets positions like
+/// made varied and cheap: each game opens with 0-8 random moves and
+/// plays its later moves at temperature 0.4 (AlphaZero.jl's
+/// connect-four schedule), so it meets positions like
 /// those of a real opponent rather than its own main lines; a quarter
 /// of the moves get the full 160-simulation search and are recorded,
 /// the rest a 32-simulation one (playout cap randomisation), so as
