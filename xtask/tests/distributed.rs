@@ -273,6 +273,31 @@ fn rank_pid(out: &Path, rank: usize) -> Option<u32> {
     })
 }
 
+/// A 1000-iteration distributed az-connect4 job on `ranks` ranks, its
+/// output kept to read (`piped`) or dropped.
+fn start_az_job(ranks: usize, config: &Path, out: &Path, piped: bool) -> std::process::Child {
+    let output = || if piped { std::process::Stdio::piped() } else { std::process::Stdio::null() };
+    train_az(&mut mpirun(ranks), config, out, 1000)
+        .arg("--distributed")
+        .stdout(output())
+        .stderr(output())
+        .spawn()
+        .expect("mpirun starts")
+}
+
+/// The step of the checkpoint at `path`, if it is there and whole.
+fn checkpoint_step(path: &Path) -> Option<u64> {
+    Checkpoint::load(path).ok()?.meta("step")?.parse().ok()
+}
+
+/// Resumes the job of `out` with a learner and one actor to iteration
+/// `to`, which its checkpoint then records.
+fn resume_with_one_actor(config: &Path, out: &Path, to: u64) {
+    let stdout = ok(train_az(&mut mpirun(2), config, out, to).args(["--distributed", "--resume"]).output().unwrap());
+    assert!(stdout.contains("the learner + 1 actor rank(s)"), "{stdout}");
+    assert_eq!(checkpoint_step(&out.join("checkpoint.safetensors")), Some(to));
+}
+
 #[test]
 fn a_killed_actor_leaves_a_checkpoint_that_resumes_at_another_rank_count() {
     let root = root("az-kill");
@@ -280,15 +305,9 @@ fn a_killed_actor_leaves_a_checkpoint_that_resumes_at_another_rank_count() {
     write_az_config(&config, 1, 1000);
     let out = root.join("run");
     let checkpoint = out.join("checkpoint.safetensors");
-    let mut job = train_az(&mut mpirun(3), &config, &out, 1000)
-        .arg("--distributed")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("mpirun starts");
+    let mut job = start_az_job(3, &config, &out, false);
     let started = std::time::Instant::now();
-    let step = |path: &Path| Checkpoint::load(path).ok()?.meta("step")?.parse::<u64>().ok();
-    while step(&checkpoint).is_none_or(|s| s < 2) {
+    while checkpoint_step(&checkpoint).is_none_or(|s| s < 2) {
         assert!(started.elapsed().as_secs() < 120, "no checkpoint after 2 iterations within 2 minutes");
         assert!(job.try_wait().unwrap().is_none(), "the job ended before it was killed");
         std::thread::sleep(std::time::Duration::from_millis(50));
@@ -297,12 +316,8 @@ fn a_killed_actor_leaves_a_checkpoint_that_resumes_at_another_rank_count() {
     assert!(Command::new("kill").args(["-9", &actor.to_string()]).status().unwrap().success());
     let status = job.wait().unwrap();
     assert!(!status.success(), "the job survived a killed rank");
-    let at = step(&checkpoint).expect("the last checkpoint is whole");
-    let resumed = at + 2;
-    let stdout =
-        ok(train_az(&mut mpirun(2), &config, &out, resumed).args(["--distributed", "--resume"]).output().unwrap());
-    assert!(stdout.contains("the learner + 1 actor rank(s)"), "{stdout}");
-    assert_eq!(step(&checkpoint), Some(resumed));
+    let at = checkpoint_step(&checkpoint).expect("the last checkpoint is whole");
+    resume_with_one_actor(&config, &out, at + 2);
     let _ = std::fs::remove_dir_all(&root);
 }
 
@@ -327,12 +342,7 @@ fn sigusr1_to_mpirun_stops_the_job_with_a_checkpoint_that_resumes() {
     write_az_config(&config, 1000, 1000);
     let out = root.join("run");
     let checkpoint = out.join("checkpoint.safetensors");
-    let job = train_az(&mut mpirun(2), &config, &out, 1000)
-        .arg("--distributed")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("mpirun starts");
+    let job = start_az_job(2, &config, &out, true);
     let started = std::time::Instant::now();
     while rank_pid(&out, 0).is_none() || rank_pid(&out, 1).is_none() {
         assert!(started.elapsed().as_secs() < 60, "the ranks did not start within a minute");
@@ -347,12 +357,8 @@ fn sigusr1_to_mpirun_stops_the_job_with_a_checkpoint_that_resumes() {
     assert!(stderr.contains("SIGUSR1: stopping after this step"), "{stderr}");
     assert!(!stderr.contains("interrupted"), "{stderr}");
     assert!(rank_pid(&out, 0).is_none() && rank_pid(&out, 1).is_none(), "a rank outlived the job");
-    let step = |path: &Path| Checkpoint::load(path).ok()?.meta("step")?.parse::<u64>().ok();
-    let at = step(&checkpoint).expect("the stop wrote a whole checkpoint");
+    let at = checkpoint_step(&checkpoint).expect("the stop wrote a whole checkpoint");
     assert!((1..1000).contains(&at), "stopped at iteration {at}");
-    let stdout =
-        ok(train_az(&mut mpirun(2), &config, &out, at + 2).args(["--distributed", "--resume"]).output().unwrap());
-    assert!(stdout.contains("the learner + 1 actor rank(s)"), "{stdout}");
-    assert_eq!(step(&checkpoint), Some(at + 2));
+    resume_with_one_actor(&config, &out, at + 2);
     let _ = std::fs::remove_dir_all(&root);
 }

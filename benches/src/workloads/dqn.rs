@@ -32,7 +32,6 @@ pub struct DqnStep {
     next_argmax: Vec<u32>,
     targets: Vec<f32>,
     flops: f64,
-    threads: usize,
 }
 
 impl DqnStep {
@@ -66,7 +65,6 @@ impl DqnStep {
             next_argmax: vec![0; batch],
             targets: vec![0.0; batch],
             flops,
-            threads: 1,
         }
     }
 
@@ -78,7 +76,6 @@ impl DqnStep {
         self.tape.set_gemm_threads(threads);
         self.target_tape.set_gemm_threads(threads);
         self.adam.set_threads(threads);
-        self.threads = threads;
         self.name = format!("{}/{threads}thr", self.name);
         self
     }
@@ -95,6 +92,10 @@ impl DqnStep {
 
     fn learn(&mut self) -> StepResult<(f32, std::time::Duration)> {
         let (batch, inputs, outputs) = (self.batch, self.mlp.inputs(), self.mlp.outputs());
+        // As the DQN learner does with threads to spare: the target
+        // network's forward beside the online one's, when it is large
+        // enough to pay for waking the second worker.
+        let beside = self.tape.threads_for(batch * self.online.numel()) > 1;
         let loss = {
             let mut g = self.tape.graph(&mut self.online);
             let x = g.input(&[batch, inputs], &self.states)?;
@@ -108,11 +109,7 @@ impl DqnStep {
                 row_max_argmax(t.value(q_next), outputs, next_max, next_argmax);
                 Ok(())
             };
-            // As the DQN learner does with threads to spare: the target
-            // network's forward beside the online one's, when it is large
-            // enough to pay for waking the second worker.
-            let large = batch * g.params().numel() >= minnow_autodiff::PARALLEL_GEMM_MIN_MACS;
-            let q = if self.threads > 1 && large {
+            let q = if beside {
                 let (values, q) = rayon::join(bootstrap, || mlp.forward(&mut g, x));
                 values?;
                 q?

@@ -155,12 +155,8 @@ impl Params {
         (&self.values[..self.used], &mut self.grads[..self.used])
     }
 
-    /// Values to update and the gradients to update them with, at once.
-    pub fn values_and_grads(&mut self) -> (&mut [f32], &[f32]) {
-        (&mut self.values[..self.used], &self.grads[..self.used])
-    }
-
-    /// Values to update and gradients to update them with and then clear.
+    /// Values to update and the gradients to update them with (and, if
+    /// the caller likes, clear), at once.
     pub fn values_and_grads_mut(&mut self) -> (&mut [f32], &mut [f32]) {
         (&mut self.values[..self.used], &mut self.grads[..self.used])
     }

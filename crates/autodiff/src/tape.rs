@@ -197,6 +197,14 @@ impl Tape {
         self.gemm_threads = threads;
     }
 
+    /// The threads work of `macs` multiply-adds splits over: the
+    /// [`set_gemm_threads`](Self::set_gemm_threads) count from
+    /// [`PARALLEL_GEMM_MIN_MACS`] up, below that 1 (waking a second worker
+    /// would cost more than it saves).
+    pub fn threads_for(&self, macs: usize) -> usize {
+        if macs >= PARALLEL_GEMM_MIN_MACS { self.gemm_threads.max(1) } else { 1 }
+    }
+
     /// Floats of arena the last step used (its high-water mark).
     pub fn arena_floats(&self) -> usize {
         self.data.used()
@@ -257,7 +265,7 @@ impl<'a> Graph<'a> {
 
     /// The threads a matrix product of `macs` multiply-adds splits over.
     pub(crate) fn gemm_threads(&self, macs: usize) -> usize {
-        if macs >= PARALLEL_GEMM_MIN_MACS { self.tape.gemm_threads.max(1) } else { 1 }
+        self.tape.threads_for(macs)
     }
 
     /// A data input: copied onto the tape, no gradient.

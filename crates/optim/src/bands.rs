@@ -34,10 +34,13 @@ pub(crate) fn in_bands<'a, const N: usize>(
             grads.fill(0.0);
         }
     };
+    if threads <= 1 {
+        return whole(buffers, grads);
+    }
     let mut done = 0;
     for (shape, range) in layout.tensors() {
         let rows = shape.dims().first().copied().unwrap_or(1);
-        if threads <= 1 || range.len() < MIN_SPLIT || rows < 2 {
+        if range.len() < MIN_SPLIT || rows < 2 {
             continue;
         }
         // The smaller tensors (and padding) before this one, then its rows.

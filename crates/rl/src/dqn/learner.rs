@@ -256,10 +256,9 @@ impl DqnLearner {
         // With threads to spare, the target network's forward on the next
         // states runs beside the online network's forward: the two share
         // nothing, so each is computed whole, as on one thread. Only when
-        // a forward is large enough to pay for waking a second worker (as
-        // for a split product; the weights count the multiply-adds a row).
-        let large = b * self.online.numel() >= minnow_autodiff::PARALLEL_GEMM_MIN_MACS;
-        let beside = self.after.is_none() && self.config.threads > 1 && large;
+        // a forward is large enough to pay for waking a second worker, as
+        // for a split product (the weights count the multiply-adds a row).
+        let beside = self.after.is_none() && self.tape.threads_for(b * self.online.numel()) > 1;
         if self.after.is_some() {
             self.bootstrap_from_afterstates(env)?;
         } else if !beside {
