@@ -344,13 +344,14 @@ fn sigusr1_to_mpirun_stops_the_job_with_a_checkpoint_that_resumes() {
     let checkpoint = out.join("checkpoint.safetensors");
     let job = start_az_job(2, &config, &out, true);
     let started = std::time::Instant::now();
-    while rank_pid(&out, 0).is_none() || rank_pid(&out, 1).is_none() {
-        assert!(started.elapsed().as_secs() < 60, "the ranks did not start within a minute");
-        std::thread::sleep(std::time::Duration::from_millis(50));
+    // Once the run is under way (its first iteration logged: a signal
+    // before that finds no run to stop), a stop as a scheduler or a user
+    // would ask for one: mpirun passes SIGUSR1 on to every rank.
+    let metrics = out.join("metrics.jsonl");
+    while std::fs::read(&metrics).map_or(true, |m| !m.contains(&b'\n')) {
+        assert!(started.elapsed().as_secs() < 60, "no iteration logged within a minute");
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    // A few iterations in (each takes milliseconds), a stop as a scheduler
-    // or a user would ask for one: mpirun passes SIGUSR1 on to every rank.
-    std::thread::sleep(std::time::Duration::from_secs(2));
     assert!(Command::new("kill").args(["-USR1", &job.id().to_string()]).status().unwrap().success());
     let output = job.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
