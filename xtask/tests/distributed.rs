@@ -348,7 +348,7 @@ fn sigusr1_to_mpirun_stops_the_job_with_a_checkpoint_that_resumes() {
     // before that finds no run to stop), a stop as a scheduler or a user
     // would ask for one: mpirun passes SIGUSR1 on to every rank.
     let metrics = out.join("metrics.jsonl");
-    while std::fs::read(&metrics).map_or(true, |m| !m.contains(&b'\n')) {
+    while !std::fs::read(&metrics).is_ok_and(|m| m.contains(&b'\n')) {
         assert!(started.elapsed().as_secs() < 60, "no iteration logged within a minute");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }

@@ -72,8 +72,8 @@ pub fn connect4() -> AzConfig {
             elo_opening_moves: 4,
         },
         // A checkpoint holds the 250,000-position replay (178 MB, about
-        // 0.5 s to write): every 40 iterations (about 28 s of play) writes
-        // 18 GB over the run instead of 71 at every 10.
+        // 0.5 s to write), so one every 40 iterations (about 28 s of play,
+        // where the evaluations fall) rather than more often.
         checkpoint_every: 40,
         ..AzConfig::default()
     }
