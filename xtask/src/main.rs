@@ -114,9 +114,10 @@ fn stop_on_signal() {
 }
 
 /// SIGUSR1 asks for the same stop as the first Ctrl-C, however often it
-/// comes. Under `mpirun` it is the way to stop a job with a checkpoint:
-/// mpirun passes SIGUSR1 on to every rank, while on Ctrl-C it sends each
-/// rank SIGTERM and a second later SIGKILL.
+/// comes, and one that arrives before training starts is held for it.
+/// Under `mpirun` it is the way to stop a job with a checkpoint: mpirun
+/// passes SIGUSR1 on to every rank, while on Ctrl-C it sends each rank
+/// SIGTERM and a second later SIGKILL.
 #[cfg(unix)]
 fn stop_on_usr1() {
     use signal_hook::{consts::SIGUSR1, iterator::Signals};
@@ -126,8 +127,10 @@ fn stop_on_usr1() {
     };
     std::thread::spawn(move || {
         for _ in signals.forever() {
-            if minnow_train::request_stop() {
+            if minnow_train::request_stop_held() {
                 eprintln!("\nSIGUSR1: stopping after this step and saving a checkpoint");
+            } else {
+                eprintln!("\nSIGUSR1: no training step is running; training stops after its next step with a checkpoint");
             }
         }
     });

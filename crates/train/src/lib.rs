@@ -39,7 +39,7 @@ pub use error::{Result, TrainError};
 pub use events::{Event, Observer};
 pub use run::{Cadence, Metrics, Run, Timing, drive, resume, save};
 use stop::Driving;
-pub use stop::{request_stop, stop_requested};
+pub use stop::{request_stop, request_stop_held, stop_requested};
 
 /// Reads the UCI digits from `data/digits.csv.gz` (pixels scaled to [0, 1])
 /// and splits it as documented: rows with `i % 5 == 0` are the test set.

@@ -20,6 +20,16 @@ pub fn request_stop() -> bool {
     driving
 }
 
+/// Like [`request_stop`], but a request made while no driver runs is
+/// held for the next one, which stops after its first step. For signals
+/// that must never kill the process: SIGUSR1 under `mpirun` (a scheduler
+/// may send it while the job is still starting up). Returns whether a
+/// driver was running.
+pub fn request_stop_held() -> bool {
+    REQUESTED.store(true, Ordering::SeqCst);
+    DRIVING.load(Ordering::SeqCst) > 0
+}
+
 /// Whether a stop was requested.
 pub fn stop_requested() -> bool {
     REQUESTED.load(Ordering::Relaxed)
