@@ -4,13 +4,14 @@
 //! resumed run trains (and evaluates) on to its end; never a panic.
 
 use minnow_nn::Checkpoint;
-use minnow_nn::testing::{scratch_dir, write_crafted};
+use minnow_nn::testing::{ScratchDir, write_crafted};
 use minnow_train::{Cadence, Run};
 
 /// A checkpoint of `run` after `steps` training steps (the clean file
 /// the crafted ones are made from).
 pub(crate) fn checkpoint_after(mut run: impl Run, steps: u64) -> Checkpoint {
-    let path = scratch_dir(&format!("clean-{}", run.task())).join("clean.safetensors");
+    let dir = ScratchDir::new(&format!("clean-{}", run.task()));
+    let path = dir.join("clean.safetensors");
     while run.step() < steps {
         run.train_step(&mut minnow_train::Metrics::new()).unwrap();
     }
@@ -22,7 +23,8 @@ pub(crate) fn checkpoint_after(mut run: impl Run, steps: u64) -> Checkpoint {
 /// built from its config) from it; if that is accepted, drives it to its
 /// end (an error on the way is a refusal too).
 pub(crate) fn resume_crafted(saved: &Checkpoint, key: &str, value: String, mut run: impl Run, cadence: Cadence) {
-    let path = write_crafted(saved, key, value, &scratch_dir(&format!("crafted-{}", run.task())));
+    let dir = ScratchDir::new(&format!("crafted-{}", run.task()));
+    let path = write_crafted(saved, key, value, &dir);
     if minnow_train::resume(&mut run, &path).is_ok() {
         let _ = minnow_train::drive(&mut run, cadence, None, &mut ());
     }

@@ -258,7 +258,7 @@ pub(crate) fn cpu_seconds() -> f64 {
 mod tests {
     use super::*;
     use minnow_nn::Checkpoint;
-    use minnow_nn::testing::{crafted_metadata, scratch_dir};
+    use minnow_nn::testing::{ScratchDir, crafted_metadata};
     use minnow_rl::puzzle::CostToGoConfig;
     use std::sync::OnceLock;
 
@@ -295,7 +295,8 @@ mod tests {
 
     #[test]
     fn counters_past_the_step_are_refused_naming_them() {
-        let path = scratch_dir("cube-counters").join("counters.safetensors");
+        let dir = ScratchDir::new("cube-counters");
+        let path = dir.join("counters.safetensors");
         let refused = |key: &str, value: &str| {
             saved().rewrite(&[key]).meta(key, value).save(&path).unwrap();
             let mut run = SolverRun::new(&tiny_config()).unwrap();
@@ -310,7 +311,8 @@ mod tests {
 
     #[test]
     fn a_crafted_network_size_is_refused_before_solving() {
-        let path = scratch_dir("cube-config").join("config.safetensors");
+        let dir = ScratchDir::new("cube-config");
+        let path = dir.join("config.safetensors");
         let mut training = tiny_config().training;
         training.net.hidden = 100_000_000;
         saved().rewrite(&["config"]).meta("config", serde_json::to_string(&training).unwrap()).save(&path).unwrap();

@@ -50,7 +50,7 @@ enum Command {
     Profile(profile::ProfileArgs),
     /// Evaluate a saved agent against the task's fixed yardsticks.
     Eval(eval::EvalArgs),
-    /// Play a saved agent in the terminal (connect4, tictactoe).
+    /// Play a saved agent in the terminal (connect4, tictactoe, backgammon).
     Play(play::PlayArgs),
     /// Solve puzzles with a trained cost-to-go and search (`solve cube`).
     Solve(solve::SolveArgs),
@@ -130,7 +130,9 @@ fn stop_on_usr1() {
             if minnow_train::request_stop_held() {
                 eprintln!("\nSIGUSR1: stopping after this step and saving a checkpoint");
             } else {
-                eprintln!("\nSIGUSR1: no training step is running; training stops after its next step with a checkpoint");
+                eprintln!(
+                    "\nSIGUSR1: no training step is running; training stops after its next step with a checkpoint"
+                );
             }
         }
     });

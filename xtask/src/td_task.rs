@@ -465,7 +465,8 @@ mod tests {
 
     #[test]
     fn a_window_the_run_cannot_hold_is_refused_naming_it() {
-        let path = minnow_nn::testing::scratch_dir("td-window").join("window.safetensors");
+        let dir = minnow_nn::testing::ScratchDir::new("td-window");
+        let path = dir.join("window.safetensors");
         let refused = |window: Window| {
             saved().rewrite(&["window"]).meta("window", serde_json::to_string(&window).unwrap()).save(&path).unwrap();
             minnow_train::resume(&mut TdRun::new(tiny_config()), &path).unwrap_err().to_string()

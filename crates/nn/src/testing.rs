@@ -3,6 +3,8 @@
 
 use crate::{CHECKSUM_KEY, Checkpoint};
 use proptest::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Values for a metadata key whose saved value is `original`: empty,
 /// huge, negative, not a number, JSON of the wrong shape, arbitrary text,
@@ -50,19 +52,46 @@ pub fn crafted_metadata(saved: &'static Checkpoint) -> impl Strategy<Value = (St
     })
 }
 
-/// Writes `saved` with its metadata `key` set to `value` into `dir`, one
-/// file per test thread (property tests may run cases side by side), and
+/// Writes `saved` with its metadata `key` set to `value` into `dir` and
 /// returns the file's path.
-pub fn write_crafted(saved: &Checkpoint, key: &str, value: String, dir: &std::path::Path) -> std::path::PathBuf {
-    let path = dir.join(format!("crafted-{:?}.safetensors", std::thread::current().id()));
+pub fn write_crafted(saved: &Checkpoint, key: &str, value: String, dir: &Path) -> PathBuf {
+    let path = dir.join("crafted.safetensors");
     saved.rewrite(&[key]).meta(key, value).save(&path).expect("the scratch directory is writable");
     path
 }
 
-/// A temporary directory for this test process (`minnow-NAME-PID`),
-/// created if missing.
-pub fn scratch_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("minnow-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("the temporary directory is writable");
-    dir
+/// A temporary directory of one test or one property-test case
+/// (`minnow-NAME-PID-N`, so cases running side by side never share one),
+/// removed with everything in it when dropped.
+#[derive(Debug)]
+pub struct ScratchDir(PathBuf);
+
+impl ScratchDir {
+    /// Creates a fresh directory named after `name`.
+    pub fn new(name: &str) -> Self {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("minnow-{name}-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("the temporary directory is writable");
+        Self(dir)
+    }
+}
+
+impl std::ops::Deref for ScratchDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for ScratchDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }

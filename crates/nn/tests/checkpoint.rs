@@ -1,6 +1,7 @@
 //! Checkpoints: round trips, mismatches, and corrupt files that must give
 //! errors, never panics.
 
+use minnow_nn::testing::ScratchDir;
 use minnow_nn::{Checkpoint, CheckpointWriter, MlpConfig, Params};
 use proptest::prelude::*;
 use rand::SeedableRng;
@@ -18,11 +19,8 @@ fn saved_bytes() -> Vec<u8> {
     std::fs::read(path).unwrap()
 }
 
-fn tempdir() -> std::path::PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("minnow-ckpt-{}-{:?}", std::process::id(), std::thread::current().id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn tempdir() -> ScratchDir {
+    ScratchDir::new("ckpt")
 }
 
 #[test]

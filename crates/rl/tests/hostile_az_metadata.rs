@@ -8,10 +8,9 @@ mod common;
 
 use minnow_envs::TicTacToe;
 use minnow_nn::Checkpoint;
-use minnow_nn::testing::{crafted_metadata, scratch_dir, write_crafted};
+use minnow_nn::testing::{ScratchDir, crafted_metadata, write_crafted};
 use minnow_rl::alphazero::{AzConfig, AzRun};
 use proptest::prelude::*;
-use std::path::PathBuf;
 use std::sync::OnceLock;
 
 fn config() -> AzConfig {
@@ -25,15 +24,12 @@ fn config() -> AzConfig {
     c
 }
 
-fn scratch() -> PathBuf {
-    scratch_dir("hostile-az-meta")
-}
-
 /// A checkpoint after two iterations, made once.
 fn saved() -> &'static Checkpoint {
     static SAVED: OnceLock<Checkpoint> = OnceLock::new();
     SAVED.get_or_init(|| {
-        let path = scratch().join("clean.safetensors");
+        let dir = ScratchDir::new("hostile-az-meta");
+        let path = dir.join("clean.safetensors");
         let mut run = AzRun::<TicTacToe>::new(config()).unwrap();
         run.iterate().unwrap();
         run.iterate().unwrap();
@@ -47,7 +43,8 @@ proptest! {
 
     #[test]
     fn crafted_alphazero_metadata_resumes_or_is_refused_never_panics((key, value) in crafted_metadata(saved())) {
-        let path = write_crafted(saved(), &key, value.clone(), &scratch());
+        let dir = ScratchDir::new("hostile-az-meta");
+        let path = write_crafted(saved(), &key, value.clone(), &dir);
         if let Ok(mut run) = AzRun::<TicTacToe>::resume(config(), &path) {
             // Accepted: it iterates on (an error is a refusal too).
             let _ = run.iterate();

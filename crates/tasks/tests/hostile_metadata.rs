@@ -6,11 +6,10 @@
 
 use minnow_envs::{CartPole, CartPoleConfig};
 use minnow_nn::Checkpoint;
-use minnow_nn::testing::{crafted_metadata, scratch_dir, write_crafted};
+use minnow_nn::testing::{ScratchDir, crafted_metadata, write_crafted};
 use minnow_rl::dqn::{DqnConfig, DqnRun, MemoryConfig, QNetworkConfig};
 use minnow_tasks::{CartPoleDqn, presets};
 use proptest::prelude::*;
-use std::path::PathBuf;
 use std::sync::OnceLock;
 
 fn config() -> DqnConfig {
@@ -32,15 +31,12 @@ fn cartpole() -> CartPoleDqn {
     CartPoleDqn(CartPole::new(CartPoleConfig::default()).unwrap())
 }
 
-fn scratch() -> PathBuf {
-    scratch_dir("hostile-dqn-meta")
-}
-
 /// A checkpoint of a short run at its first boundary, made once.
 fn saved() -> &'static Checkpoint {
     static SAVED: OnceLock<Checkpoint> = OnceLock::new();
     SAVED.get_or_init(|| {
-        let path = scratch().join("clean.safetensors");
+        let dir = ScratchDir::new("hostile-dqn-meta");
+        let path = dir.join("clean.safetensors");
         let mut run = DqnRun::new(&config(), cartpole()).unwrap();
         while !run.at_boundary() || run.env_steps() == 0 {
             run.step().unwrap();
@@ -55,7 +51,8 @@ proptest! {
 
     #[test]
     fn crafted_dqn_metadata_resumes_or_is_refused_never_panics((key, value) in crafted_metadata(saved())) {
-        let path = write_crafted(saved(), &key, value.clone(), &scratch());
+        let dir = ScratchDir::new("hostile-dqn-meta");
+        let path = write_crafted(saved(), &key, value.clone(), &dir);
         if let Ok(mut run) = DqnRun::resume(&config(), cartpole(), &path) {
             // Accepted: it must step on to its end without panicking (an
             // error is a refusal too).

@@ -1,6 +1,7 @@
 //! The digits MLP learns, and a resumed run is bit-identical to an
 //! uninterrupted one.
 
+use minnow_nn::testing::ScratchDir;
 use minnow_train::load_digits;
 use minnow_train::supervised::{DigitsConfig, DigitsRun, Split};
 use std::path::Path;
@@ -40,7 +41,7 @@ fn resuming_from_a_checkpoint_is_exact() {
     let mut straight = DigitsRun::new(config.clone(), train.clone(), test.clone()).unwrap();
     straight.run(None, &mut ()).unwrap();
 
-    let dir = std::env::temp_dir().join(format!("minnow-resume-{}", std::process::id()));
+    let dir = ScratchDir::new("resume");
     let path = dir.join("ckpt.safetensors");
     let mut first = DigitsRun::new(DigitsConfig { steps: 50, ..config.clone() }, train.clone(), test.clone()).unwrap();
     first.run(Some(&path), &mut ()).unwrap();

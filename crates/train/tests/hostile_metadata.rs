@@ -4,11 +4,11 @@
 //! corrupted on disk are caught by the checksum.
 
 use minnow_nn::Checkpoint;
-use minnow_nn::testing::{crafted_metadata, scratch_dir, write_crafted};
+use minnow_nn::testing::{ScratchDir, crafted_metadata, write_crafted};
 use minnow_train::load_digits;
 use minnow_train::supervised::{DigitsConfig, DigitsRun};
 use proptest::prelude::*;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
 fn data() -> (minnow_nn::Dataset, minnow_nn::Dataset) {
@@ -21,15 +21,12 @@ fn config() -> DigitsConfig {
     DigitsConfig { hidden: 8, batch: 16, steps: 30, checkpoint_every: 20, ..DigitsConfig::default() }
 }
 
-fn scratch() -> PathBuf {
-    scratch_dir("hostile-meta")
-}
-
 /// A checkpoint of a short digits run at step 20, made once.
 fn saved() -> &'static Checkpoint {
     static SAVED: OnceLock<Checkpoint> = OnceLock::new();
     SAVED.get_or_init(|| {
-        let path = scratch().join("clean.safetensors");
+        let dir = ScratchDir::new("hostile-meta");
+        let path = dir.join("clean.safetensors");
         let (train, test) = data();
         let mut run = DigitsRun::new(DigitsConfig { steps: 20, ..config() }, train, test).unwrap();
         run.run(Some(&path), &mut ()).unwrap();
@@ -42,7 +39,8 @@ proptest! {
 
     #[test]
     fn crafted_metadata_resumes_or_is_refused_never_panics((key, value) in crafted_metadata(saved())) {
-        let path = write_crafted(saved(), &key, value.clone(), &scratch());
+        let dir = ScratchDir::new("hostile-meta");
+        let path = write_crafted(saved(), &key, value.clone(), &dir);
         let (train, test) = data();
         match DigitsRun::resume(config(), train, test, &path) {
             // Whatever it accepted continues to the end of the run.
@@ -55,12 +53,13 @@ proptest! {
 
     #[test]
     fn corrupted_bytes_are_refused_or_change_nothing(at in 0usize..1_000_000, bit in 0u8..8) {
-        let clean = scratch().join("clean.safetensors");
-        let _ = saved();
+        let dir = ScratchDir::new("hostile-meta");
+        let clean = dir.join("clean.safetensors");
+        saved().rewrite(&[]).save(&clean).unwrap();
         let mut bytes = std::fs::read(&clean).unwrap();
         let at = at % bytes.len();
         bytes[at] ^= 1 << bit;
-        let path = scratch().join(format!("flipped-{:?}.safetensors", std::thread::current().id()));
+        let path = dir.join("flipped.safetensors");
         std::fs::write(&path, &bytes).unwrap();
         let (train, test) = data();
         if let Ok(run) = DigitsRun::resume(config(), train.clone(), test.clone(), &path) {
