@@ -52,8 +52,8 @@ impl AzForward {
     }
 
     /// On two threads of rayon's pool (`NAME/2thr`; the harness runs it
-    /// inside the pool). The f32 forward splits its matrix products by rows
-    /// (LayerNorm and the softmax stay on one thread); the bf16 forward,
+    /// inside the pool). The f32 forward splits its matrix products,
+    /// LayerNorms and softmax by rows; the bf16 forward,
     /// whose rows are independent all the way, gives each thread half the
     /// batch on its own copy, softmax included.
     pub fn with_threads(mut self, threads: usize) -> Self {

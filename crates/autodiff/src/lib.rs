@@ -32,4 +32,4 @@ pub use error::{Error, Result};
 pub use ops::recurrent::RecurrentCell;
 pub use params::{ParamId, Params};
 pub use profile::Profile;
-pub use tape::{Graph, MAX_BORROWED, MAX_INPUTS, PARALLEL_GEMM_MIN_MACS, Tape, Var};
+pub use tape::{Graph, MAX_BORROWED, MAX_INPUTS, PARALLEL_GEMM_MIN_MACS, PARALLEL_ROWS_MIN_FLOATS, Tape, Var};

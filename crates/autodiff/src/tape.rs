@@ -124,6 +124,11 @@ pub struct Tape {
 /// `dqn_step/cube/2thr` in docs/PERFORMANCE.md measures it.
 pub const PARALLEL_GEMM_MIN_MACS: usize = 1 << 19;
 
+/// Row-wise ops over at least this many floats split their rows like
+/// matrix products (`Tape::set_gemm_threads`): 64 rows of a 140-wide
+/// LayerNorm are just above it.
+pub const PARALLEL_ROWS_MIN_FLOATS: usize = 1 << 13;
+
 impl std::fmt::Debug for Tape {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Tape")
@@ -191,8 +196,10 @@ impl Tape {
     }
 
     /// Lets matrix products of at least [`PARALLEL_GEMM_MIN_MACS`]
-    /// multiply-adds split their output rows over `threads` threads of
-    /// rayon's pool (1: all on the calling thread, the default).
+    /// multiply-adds, and the forward LayerNorms and softmaxes of at least
+    /// [`PARALLEL_ROWS_MIN_FLOATS`] values, split their output rows over
+    /// `threads` threads of rayon's pool (1: all on the calling thread, the
+    /// default). Rows are computed as on one thread: the same bits.
     pub fn set_gemm_threads(&mut self, threads: usize) {
         self.gemm_threads = threads;
     }
@@ -266,6 +273,13 @@ impl<'a> Graph<'a> {
     /// The threads a matrix product of `macs` multiply-adds splits over.
     pub(crate) fn gemm_threads(&self, macs: usize) -> usize {
         self.tape.threads_for(macs)
+    }
+
+    /// The threads a row-wise op (LayerNorm, softmax) over `floats`
+    /// values splits its rows over: as many as a product's from
+    /// [`PARALLEL_ROWS_MIN_FLOATS`] up, else 1.
+    pub(crate) fn row_threads(&self, floats: usize) -> usize {
+        if floats >= PARALLEL_ROWS_MIN_FLOATS { self.tape.gemm_threads.max(1) } else { 1 }
     }
 
     /// A data input: copied onto the tape, no gradient.

@@ -46,6 +46,7 @@ mod reduce;
 pub mod reference;
 pub mod small_gemm;
 mod softmax;
+mod split_rows;
 
 pub use activation::*;
 pub use adam::{AdamParams, adam_step};
@@ -61,6 +62,7 @@ pub use optimizers::*;
 pub use peak::fma_peak_probe;
 pub use reduce::*;
 pub use softmax::*;
+pub use split_rows::split_rows;
 
 /// Whether a kernel overwrites its destination or adds into it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

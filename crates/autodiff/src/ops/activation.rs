@@ -42,14 +42,22 @@ impl Graph<'_> {
     fn activation(&mut self, kind: OpKind, x: Var, scalar: f32) -> Var {
         let shape = self.shape(x);
         let y = self.output(shape, &[x]);
+        let threads = self.row_threads(shape.numel());
         let ([xv], [yv]) = self.split([self.val(x)], [self.val(y)]);
         match kind {
             OpKind::Relu => k::relu(xv, yv),
             OpKind::LeakyRelu => k::leaky_relu(xv, scalar, yv),
             OpKind::Sigmoid => k::sigmoid(xv, yv),
             OpKind::Tanh => k::tanh(xv, yv),
-            OpKind::Softmax => k::softmax_rows(xv, shape.last(), yv),
-            _ => k::log_softmax_rows(xv, shape.last(), yv),
+            // Softmax or log-softmax, by rows.
+            _ => {
+                let cols = shape.last();
+                let band = |x: &[f32], y: &mut [f32], _: &mut [f32], _: &mut [f32]| match kind {
+                    OpKind::Softmax => k::softmax_rows(x, cols, y),
+                    _ => k::log_softmax_rows(x, cols, y),
+                };
+                k::split_rows(threads, cols, xv, yv, &mut [], &mut [], &band);
+            }
         }
         self.record(kind, &[x], y, Block::EMPTY, IndexBlock::EMPTY, scalar);
         y

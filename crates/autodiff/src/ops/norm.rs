@@ -29,14 +29,18 @@ impl Graph<'_> {
         let rows = shape.rows();
         let y = self.output(shape, &[x, gamma, beta]);
         let saved = self.scratch(2 * rows);
+        let threads = self.row_threads(shape.numel());
         let ([xv, gv, bv], [yv, sv]) =
             self.split([self.val(x), self.val(gamma), self.val(beta)], [self.val(y), self.blk(saved)]);
         let (mean, rstd) = sv.split_at_mut(rows);
-        if relu {
-            k::layer_norm_relu(xv, gv, bv, eps, yv, mean, rstd);
-        } else {
-            k::layer_norm(xv, gv, bv, eps, yv, mean, rstd);
-        }
+        let band = |x: &[f32], y: &mut [f32], mean: &mut [f32], rstd: &mut [f32]| {
+            if relu {
+                k::layer_norm_relu(x, gv, bv, eps, y, mean, rstd);
+            } else {
+                k::layer_norm(x, gv, bv, eps, y, mean, rstd);
+            }
+        };
+        k::split_rows(threads, cols, xv, yv, mean, rstd, &band);
         let kind = if relu { OpKind::LayerNormRelu } else { OpKind::LayerNorm };
         self.record(kind, &[x, gamma, beta], y, saved, IndexBlock::EMPTY, eps);
         Ok(y)
