@@ -3,49 +3,10 @@
 //! it resumes from; the run after that starts afresh. Its own test
 //! binary: the request is process-wide.
 
-use minnow_train::{Cadence, Metrics, Run, RunCheckpoint, RunCheckpointWriter, TrainError};
+mod common;
 
-struct Count {
-    step: u64,
-    total: u64,
-}
-
-impl Run for Count {
-    fn task(&self) -> &str {
-        "count"
-    }
-
-    fn identity(&self) -> String {
-        "count".into()
-    }
-
-    fn step(&self) -> u64 {
-        self.step
-    }
-
-    fn total(&self) -> u64 {
-        self.total
-    }
-
-    fn train_step(&mut self, _: &mut Metrics) -> Result<(), TrainError> {
-        self.step += 1;
-        Ok(())
-    }
-
-    fn evaluate(&mut self, _: &mut Metrics) -> Result<(), TrainError> {
-        Ok(())
-    }
-
-    fn save(&self, checkpoint: &mut RunCheckpointWriter) -> Result<(), TrainError> {
-        checkpoint.counter("step", self.step);
-        Ok(())
-    }
-
-    fn restore(&mut self, checkpoint: &RunCheckpoint) -> Result<(), TrainError> {
-        self.step = checkpoint.counter("step")?;
-        Ok(())
-    }
-}
+use common::Walk;
+use minnow_train::{Cadence, TrainError};
 
 #[test]
 fn a_request_before_the_run_starts_stops_it_after_its_first_step() {
@@ -55,12 +16,12 @@ fn a_request_before_the_run_starts_stops_it_after_its_first_step() {
     let cadence = Cadence { eval_every: 1000, checkpoint_every: 1000, eval_at_end: true };
 
     assert!(!minnow_train::request_stop_held(), "no driver runs yet");
-    let mut early = Count { step: 0, total: 20 };
+    let mut early = Walk::new(20);
     let err = minnow_train::drive(&mut early, cadence, Some(&path), &mut ()).unwrap_err();
     assert!(matches!(err, TrainError::Stopped { step: 1 }), "{err}");
 
     // The request was answered: the resumed run goes to its end.
-    let mut resumed = Count { step: 0, total: 20 };
+    let mut resumed = Walk::new(20);
     minnow_train::resume(&mut resumed, &path).unwrap();
     assert_eq!(resumed.step, 1);
     minnow_train::drive(&mut resumed, cadence, None, &mut ()).unwrap();
