@@ -11,11 +11,8 @@ where
     F: Fn(&[f32], &mut [f32], &mut [f32], &mut [f32]) + Sync,
 {
     let rows = x.len().checked_div(cols).unwrap_or(0);
-    let whole = rows > 0
-        && x.len() == rows * cols
-        && y.len() == x.len()
-        && a.len().is_multiple_of(rows)
-        && b.len().is_multiple_of(rows);
+    let whole =
+        x.len() == rows * cols && y.len() == x.len() && a.len().is_multiple_of(rows) && b.len().is_multiple_of(rows);
     if threads <= 1 || rows < 2 || !whole {
         // One band (the kernel's own checks name any mismatch).
         return f(x, y, a, b);

@@ -13,19 +13,15 @@ fn model(sizes: &[usize], seed: u64) -> Params {
 }
 
 fn saved_bytes() -> Vec<u8> {
-    let dir = tempdir();
+    let dir = ScratchDir::new("ckpt");
     let path = dir.join("model.safetensors");
     CheckpointWriter::new().params(&model(&[3, 4, 2], 1)).meta("step", "7").save(&path).unwrap();
     std::fs::read(path).unwrap()
 }
 
-fn tempdir() -> ScratchDir {
-    ScratchDir::new("ckpt")
-}
-
 #[test]
 fn round_trip_restores_every_value_and_metadata() {
-    let dir = tempdir();
+    let dir = ScratchDir::new("ckpt");
     let path = dir.join("a.safetensors");
     let original = model(&[3, 4, 2], 1);
     CheckpointWriter::new()
@@ -46,7 +42,7 @@ fn round_trip_restores_every_value_and_metadata() {
 
 #[test]
 fn another_architecture_is_refused_and_nothing_is_overwritten() {
-    let dir = tempdir();
+    let dir = ScratchDir::new("ckpt");
     let path = dir.join("b.safetensors");
     CheckpointWriter::new().params(&model(&[3, 4, 2], 1)).save(&path).unwrap();
     let mut wider = model(&[3, 5, 2], 2);
@@ -61,7 +57,7 @@ fn another_architecture_is_refused_and_nothing_is_overwritten() {
 
 #[test]
 fn saving_replaces_atomically_and_leaves_no_temporary() {
-    let dir = tempdir();
+    let dir = ScratchDir::new("ckpt");
     let path = dir.join("c.safetensors");
     CheckpointWriter::new().params(&model(&[2, 2], 1)).meta("step", "1").save(&path).unwrap();
     CheckpointWriter::new().params(&model(&[2, 2], 1)).meta("step", "2").save(&path).unwrap();
@@ -111,7 +107,7 @@ proptest! {
 
 #[test]
 fn non_finite_tensors_are_refused_when_writing_and_when_reading() {
-    let dir = tempdir();
+    let dir = ScratchDir::new("ckpt");
     let path = dir.join("nan.safetensors");
     let err = CheckpointWriter::new().tensor("w", &[2], &[1.0, f32::INFINITY]).save(&path).unwrap_err();
     assert_eq!(err.to_string(), "checkpoint: tensor 'w' holds a non-finite value (inf at index 1)");

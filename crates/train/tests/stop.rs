@@ -6,12 +6,12 @@
 mod common;
 
 use common::Walk;
+use minnow_nn::testing::ScratchDir;
 use minnow_train::{Cadence, Run, TrainError};
 
 #[test]
 fn a_stop_request_checkpoints_the_step_and_the_resumed_run_ends_identically() {
-    let dir = std::env::temp_dir().join(format!("minnow-stop-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = ScratchDir::new("stop");
     let path = dir.join("checkpoint.safetensors");
     // Checkpoints would come only at the end: the stop must write its own.
     let cadence = Cadence { eval_every: 1000, checkpoint_every: 1000, eval_at_end: true };
@@ -32,5 +32,4 @@ fn a_stop_request_checkpoints_the_step_and_the_resumed_run_ends_identically() {
     assert_eq!(resumed.step(), 9);
     minnow_train::drive(&mut resumed, cadence, None, &mut ()).unwrap();
     assert_eq!((resumed.step, resumed.sum.to_bits()), (straight.step, straight.sum.to_bits()));
-    std::fs::remove_dir_all(&dir).unwrap();
 }

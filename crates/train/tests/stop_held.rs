@@ -6,12 +6,12 @@
 mod common;
 
 use common::Walk;
+use minnow_nn::testing::ScratchDir;
 use minnow_train::{Cadence, TrainError};
 
 #[test]
 fn a_request_before_the_run_starts_stops_it_after_its_first_step() {
-    let dir = std::env::temp_dir().join(format!("minnow-stop-held-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = ScratchDir::new("stop-held");
     let path = dir.join("checkpoint.safetensors");
     let cadence = Cadence { eval_every: 1000, checkpoint_every: 1000, eval_at_end: true };
 
@@ -26,5 +26,4 @@ fn a_request_before_the_run_starts_stops_it_after_its_first_step() {
     assert_eq!(resumed.step, 1);
     minnow_train::drive(&mut resumed, cadence, None, &mut ()).unwrap();
     assert_eq!(resumed.step, 20);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
