@@ -77,7 +77,12 @@ pub fn run(args: TrainArgs) -> Result<(), XtaskError> {
     if args.until_first && args.sweep_seeds.is_none() {
         return Err("train: --until-first stops a seed sweep: pass --sweep-seeds FIRST..LAST too".to_string().into());
     }
-    let world = minnow_dist::world(args.distributed)?;
+    let world = minnow_dist::world(args.distributed).map_err(|e| match e {
+        minnow_dist::DistError::NotCompiled => {
+            format!("{e} (through cargo: `mpirun -np K cargo xtask-mpi train {task} --distributed`)").into()
+        }
+        e => XtaskError::from(e),
+    })?;
     let result = train_task(&task, &args, &world);
     // A rank that failed alone would leave the others waiting in a
     // collective: the whole job ends with it. (A stop is agreed by every

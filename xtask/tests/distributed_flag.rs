@@ -17,6 +17,7 @@ fn distributed_without_mpi_support_says_how_to_build_and_launch() {
         assert!(!output.status.success(), "{task}");
         assert!(stderr.contains("no MPI support: build with the cargo feature `mpi` (`--features mpi`"), "{stderr}");
         assert!(stderr.contains("mpirun -np K"), "{stderr}");
+        assert!(stderr.contains(&format!("`mpirun -np K cargo xtask-mpi train {task} --distributed`")), "{stderr}");
         assert!(!out.exists(), "{task}: nothing is written");
     }
 }
