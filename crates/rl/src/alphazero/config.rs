@@ -50,6 +50,15 @@ pub struct SelfPlayConfig {
     /// move). `q` carries what the search saw with far less noise than one
     /// game's result; `z` keeps the target anchored to real outcomes.
     pub search_value_weight: f32,
+    /// `z` above is the lambda-return over the later turns (TD(lambda) per
+    /// turn, as TD-Gammon learns): each turn's target is `(1 - lambda)`
+    /// times the search value where the next turn starts plus `lambda`
+    /// times that turn's target, the last turn's the result. A turn is
+    /// the positions of one mover between chance nodes (a backgammon
+    /// roll's micro-moves), so a dice game's result reaches its early
+    /// positions through the values in between instead of as one noisy
+    /// sample. 1 (the default): the game's result.
+    pub value_lambda: f32,
     /// With the search's solver on, a position whose root the search
     /// proved takes its exact value as the target instead (neither `z`,
     /// which a later exploratory move may have spoiled, nor a mean `q`).
@@ -81,6 +90,7 @@ impl Default for SelfPlayConfig {
             final_temperature: 0.0,
             max_moves: 1000,
             search_value_weight: 0.0,
+            value_lambda: 1.0,
             proven_value_target: false,
             random_opening_moves: 0,
             full_search_fraction: 1.0,
@@ -275,6 +285,9 @@ impl AzConfig {
         check_temperature("self_play", "final_temperature", s.final_temperature)?;
         if !(0.0..=1.0).contains(&s.search_value_weight) {
             return Err(value("self_play", "search_value_weight", "a value in [0, 1]", s.search_value_weight));
+        }
+        if !(0.0..=1.0).contains(&s.value_lambda) {
+            return Err(value("self_play", "value_lambda", "a value in [0, 1]", s.value_lambda));
         }
         let t = &self.training;
         if !(t.lr.is_finite() && t.lr > 0.0) {

@@ -46,6 +46,11 @@ struct Record {
     search_values: Vec<f32>,
     /// The root's exact value for the mover where the solver proved it.
     proven: Vec<Option<f32>>,
+    /// Whether each recorded position starts its mover's turn.
+    turn_starts: Vec<bool>,
+    /// A chance node (or the game's start) came since the last recorded
+    /// position.
+    after_chance: bool,
     moves: u32,
     running: bool,
     /// The current move's search is a full one (recorded).
@@ -157,6 +162,8 @@ impl<G: Game + Default> SelfPlayWorker<G> {
         slot.movers.clear();
         slot.search_values.clear();
         slot.proven.clear();
+        slot.turn_starts.clear();
+        slot.after_chance = true;
         slot.moves = 0;
         slot.running = true;
         roll_dice(search, &mut self.outcomes, rng)?;
@@ -181,6 +188,9 @@ impl<G: Game + Default> SelfPlayWorker<G> {
             slot.movers.push(mover as u8);
             slot.search_values.push(search.root_value());
             slot.proven.push(if self.config.proven_value_target { search.proven_value() } else { None });
+            let same_mover = slot.movers.len() >= 2 && slot.movers[slot.movers.len() - 2] == mover as u8;
+            slot.turn_starts.push(slot.after_chance || !same_mover);
+            slot.after_chance = false;
         }
         let t = if slot.moves < self.config.temperature_moves {
             self.config.temperature
@@ -190,6 +200,7 @@ impl<G: Game + Default> SelfPlayWorker<G> {
         let action = search.choose_action(t, rng)?;
         search.apply(action)?;
         slot.moves += 1;
+        slot.after_chance |= search.root().turn() == Turn::Chance;
         roll_dice(search, &mut self.outcomes, rng)?;
         slot.running = matches!(search.root().turn(), Turn::Player(_)) && slot.moves < self.config.max_moves;
         Ok(())
@@ -209,12 +220,30 @@ impl<G: Game + Default> SelfPlayWorker<G> {
         }] += 1;
         out.obs.extend_from_slice(&slot.obs);
         out.policy.extend_from_slice(&slot.policy);
+        let start = out.value.len();
+        lambda_returns(&slot.movers, &slot.search_values, &slot.turn_starts, result0, self.config.value_lambda, &mut out.value);
         let w = self.config.search_value_weight;
-        let targets = slot.movers.iter().zip(&slot.search_values).zip(&slot.proven).map(|((&m, &q), &exact)| {
-            let z = if m == 0 { result0 } else { -result0 };
-            exact.unwrap_or((1.0 - w) * z + w * q)
-        });
-        out.value.extend(targets);
+        let targets = out.value[start..].iter_mut().zip(&slot.search_values).zip(&slot.proven);
+        for ((target, &q), &exact) in targets {
+            *target = exact.unwrap_or((1.0 - w) * *target + w * q);
+        }
+    }
+}
+
+/// Appends each recorded position's lambda-return for its mover
+/// ([`SelfPlayConfig::value_lambda`]): backwards from `result0` (player
+/// 0's), every position of a turn takes its turn's return, and a turn's
+/// start mixes its search value into the return of the turn before it.
+fn lambda_returns(movers: &[u8], values: &[f32], turn_starts: &[bool], result0: f32, lambda: f32, out: &mut Vec<f32>) {
+    let start = out.len();
+    out.resize(start + movers.len(), 0.0);
+    let mut g0 = result0;
+    for i in (0..movers.len()).rev() {
+        let sign = if movers[i] == 0 { 1.0 } else { -1.0 };
+        out[start + i] = sign * g0;
+        if turn_starts[i] && lambda < 1.0 {
+            g0 = (1.0 - lambda) * sign * values[i] + lambda * g0;
+        }
     }
 }
 
@@ -263,4 +292,53 @@ pub(crate) fn roll_dice<G: Game>(search: &mut Search<G>, outcomes: &mut [f32], r
         search.apply_chance(o)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lambda_returns;
+
+    /// Player 0 moves twice (one turn), player 1 once, player 0 once; the
+    /// search values are each mover's own.
+    const MOVERS: [u8; 4] = [0, 0, 1, 0];
+    const VALUES: [f32; 4] = [0.2, 0.3, -0.4, 0.6];
+    const STARTS: [bool; 4] = [true, false, true, true];
+
+    fn returns(lambda: f32, result0: f32) -> Vec<f32> {
+        let mut out = vec![9.0];
+        lambda_returns(&MOVERS, &VALUES, &STARTS, result0, lambda, &mut out);
+        assert_eq!(out[0], 9.0, "appends");
+        out.split_off(1)
+    }
+
+    #[test]
+    fn lambda_one_is_the_result_for_each_mover() {
+        assert_eq!(returns(1.0, 1.0), [1.0, 1.0, -1.0, 1.0]);
+        assert_eq!(returns(1.0, -1.0), [-1.0, -1.0, 1.0, -1.0]);
+    }
+
+    #[test]
+    fn lambda_zero_is_the_value_where_the_next_turn_starts() {
+        // Player 0's first turn takes player 1's value at the next turn
+        // (-0.4 for player 1: 0.4 for player 0); player 1 takes player 0's
+        // 0.6 (-0.6 for itself); the last turn takes the result.
+        let r = returns(0.0, -1.0);
+        let expected = [0.4, 0.4, -0.6, -1.0];
+        for (a, b) in r.iter().zip(expected) {
+            assert!((a - b).abs() < 1e-6, "{r:?}");
+        }
+    }
+
+    #[test]
+    fn a_turn_shares_one_return_mixed_back_from_the_result() {
+        let l = 0.5;
+        let r = returns(l, 1.0);
+        let last = 1.0;
+        let before_last = (1.0 - l) * 0.6 + l * last; // player 0's view
+        let first = (1.0 - l) * 0.4 + l * before_last;
+        let expected = [first, first, -before_last, last];
+        for (a, b) in r.iter().zip(expected) {
+            assert!((a - b).abs() < 1e-6, "{r:?} against {expected:?}");
+        }
+    }
 }
