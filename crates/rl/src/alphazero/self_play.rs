@@ -221,7 +221,14 @@ impl<G: Game + Default> SelfPlayWorker<G> {
         out.obs.extend_from_slice(&slot.obs);
         out.policy.extend_from_slice(&slot.policy);
         let start = out.value.len();
-        lambda_returns(&slot.movers, &slot.search_values, &slot.turn_starts, result0, self.config.value_lambda, &mut out.value);
+        lambda_returns(
+            &slot.movers,
+            &slot.search_values,
+            &slot.turn_starts,
+            result0,
+            self.config.value_lambda,
+            &mut out.value,
+        );
         let w = self.config.search_value_weight;
         let targets = out.value[start..].iter_mut().zip(&slot.search_values).zip(&slot.proven);
         for ((target, &q), &exact) in targets {
