@@ -1,5 +1,5 @@
 //! Self-play options that shape the training data: random openings and
-//! the solver's exact values as targets.
+//! the solver's exact values as targets, playout caps and TD(lambda) targets.
 
 mod common;
 
@@ -115,4 +115,33 @@ fn random_openings_must_leave_room_for_a_game() {
     c.self_play.fast_simulations = c.mcts.simulations + 1;
     let err = AzRun::<TicTacToe>::new(c).unwrap_err().to_string();
     assert!(err.contains("fast_simulations") && err.contains("65"), "{err}");
+}
+
+#[test]
+fn value_lambda_bootstraps_all_but_each_games_last_turn() {
+    let mcts = MctsConfig { simulations: 16, leaves_per_round: 4, ..MctsConfig::default() };
+    let result = SelfPlayConfig { parallel_games: 8, ..SelfPlayConfig::default() };
+    let td0 = SelfPlayConfig { value_lambda: 0.0, ..result };
+    let (z, v) = (play(&mcts, &result, 24, 9), play(&mcts, &td0, 24, 9));
+    assert_eq!(z.obs, v.obs, "the targets change, not the games");
+    assert!(z.value.iter().all(|t| [1.0, 0.0, -1.0].contains(t)), "lambda 1: the results");
+    // Every game records its start (no openings): a game's last position
+    // is the one before the next start.
+    let n = z.len();
+    let last: Vec<bool> =
+        (0..n).map(|i| i + 1 == n || z.obs[(i + 1) * 18..(i + 2) * 18].iter().all(|&x| x == 0.0)).collect();
+    let mut bootstrapped = 0;
+    for i in 0..n {
+        if last[i] {
+            assert_eq!(v.value[i], z.value[i], "a game's last turn takes its result");
+        } else if v.value[i] != z.value[i] {
+            bootstrapped += 1;
+        }
+    }
+    let earlier = last.iter().filter(|&&l| !l).count();
+    assert!(2 * bootstrapped > earlier, "{bootstrapped} of {earlier} earlier targets are search values");
+    let mut bad = common::tictactoe();
+    bad.self_play.value_lambda = 1.5;
+    let err = AzRun::<TicTacToe>::new(bad).unwrap_err().to_string();
+    assert!(err.contains("self_play.value_lambda") && err.contains("found 1.5"), "{err}");
 }
