@@ -1,4 +1,4 @@
-//! Self-play options that shape the training data: random openings and
+//! Self-play options that shape the training data: random openings,
 //! the solver's exact values as targets, playout caps and TD(lambda) targets.
 
 mod common;
