@@ -84,10 +84,10 @@ pub fn connect4() -> AzConfig {
 /// Backgammon: pgx's micro-actions (a search per checker moved) and
 /// dice as chance nodes, sampled; 4,700 iterations of 64 games (300,800
 /// games, about 46 minutes on two idle cores; defined by games and
-/// updates, not minutes). Each position is trained on
-/// about 1.6 times: at 8 the value net fitted its replay (squared error
-/// 0.39 there, 0.8 on fresh games) and the win rate against random
-/// stopped near 90%. Value targets are TD(lambda) returns per turn
+/// updates, not minutes). Each position is trained on about 1.6 times:
+/// at 8 the value net fitted its replay (squared error 0.39 there, 0.8
+/// on fresh games) and the win rate against random stopped near 90%.
+/// Value targets are TD(lambda) returns per turn
 /// (lambda 0.85), as TD-Gammon learns: with the game's result alone the
 /// network stayed near 17% against pubeval; with lambda 0.5 / 0.7 /
 /// 0.85 / 0.95 it reached 24 / 38 / 46 / 41% after 19,200 games.

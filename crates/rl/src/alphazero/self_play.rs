@@ -185,12 +185,11 @@ impl<G: Game + Default> SelfPlayWorker<G> {
             search.root().observe(&mut slot.obs[start..]);
             search.visit_policy(&mut self.policy_row);
             slot.policy.extend_from_slice(&self.policy_row);
+            slot.turn_starts.push(slot.after_chance || slot.movers.last() != Some(&(mover as u8)));
+            slot.after_chance = false;
             slot.movers.push(mover as u8);
             slot.search_values.push(search.root_value());
             slot.proven.push(if self.config.proven_value_target { search.proven_value() } else { None });
-            let same_mover = slot.movers.len() >= 2 && slot.movers[slot.movers.len() - 2] == mover as u8;
-            slot.turn_starts.push(slot.after_chance || !same_mover);
-            slot.after_chance = false;
         }
         let t = if slot.moves < self.config.temperature_moves {
             self.config.temperature
