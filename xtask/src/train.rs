@@ -84,6 +84,7 @@ pub fn run(args: TrainArgs) -> Result<(), XtaskError> {
         e => XtaskError::from(e),
     })?;
     let result = train_task(&task, &args, &world);
+    crate::run_returned();
     // A rank that failed alone would leave the others waiting in a
     // collective: the whole job ends with it. (A stop is agreed by every
     // rank in the step, so they all return.)
