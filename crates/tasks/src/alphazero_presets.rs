@@ -83,7 +83,7 @@ pub fn connect4() -> AzConfig {
 
 /// Backgammon: pgx's micro-actions (a search per checker moved) and
 /// dice as chance nodes, sampled; 7,000 iterations of 64 games (448,000
-/// games, about 45 minutes on two idle cores with AVX-512 BF16; defined
+/// games, 47 minutes on two idle cores with AVX-512 BF16; defined
 /// by games and updates, not minutes). Each position is trained on
 /// about 1.6 times: at 8 the value net fitted its replay (squared error
 /// 0.39 there, 0.8 on fresh games) and the win rate against random
