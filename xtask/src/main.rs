@@ -29,6 +29,7 @@ mod train;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 #[global_allocator]
 static ALLOC: minnow_arena::CountingAlloc = minnow_arena::CountingAlloc;
@@ -93,26 +94,26 @@ fn main() -> ExitCode {
     }
 }
 
-static RUN_RETURNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static RUN_RETURNED: AtomicBool = AtomicBool::new(false);
 
 /// Marks the run as over, its result decided: the process exits on its
 /// own. Under `mpirun`, the first rank to exit with a stopped run's code
 /// makes mpirun send SIGTERM to the others, which may still be finalising
 /// MPI after the same stop: that signal has nothing left to interrupt.
 pub fn run_returned() {
-    RUN_RETURNED.store(true, std::sync::atomic::Ordering::SeqCst);
+    RUN_RETURNED.store(true, Ordering::SeqCst);
 }
 
 /// The first Ctrl-C (or SIGTERM, SIGHUP) lets a run finish its step and
 /// write a checkpoint; a second one, or one while nothing can checkpoint,
 /// quits at once.
 fn stop_on_signal() {
-    let first = std::sync::atomic::AtomicBool::new(true);
+    let first = AtomicBool::new(true);
     let installed = ctrlc::set_handler(move || {
-        if RUN_RETURNED.load(std::sync::atomic::Ordering::SeqCst) {
+        if RUN_RETURNED.load(Ordering::SeqCst) {
             return;
         }
-        if first.swap(false, std::sync::atomic::Ordering::SeqCst) && minnow_train::request_stop() {
+        if first.swap(false, Ordering::SeqCst) && minnow_train::request_stop() {
             eprintln!("\nstopping after this step and saving a checkpoint (Ctrl-C again quits at once)");
         } else {
             eprintln!("\ninterrupted");
