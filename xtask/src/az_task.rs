@@ -2,7 +2,9 @@
 //! library's `AzRun`, trained by the run driver) with a progress bar
 //! (games/min, simulations/s, loss, win rates), metrics, a learning curve,
 //! checkpoints with exact `--resume`, and a final seeded evaluation on the
-//! task's yardsticks (`eval.rs`) with 95% confidence intervals. Every
+//! task's yardsticks (`eval.rs`) with 95% confidence intervals. In
+//! az-backgammon every evaluation also plays the network alone against
+//! pubeval (`eval.yardstick_games`), the learning curve's headline. Every
 //! evaluation rates the snapshot (Elo against earlier snapshots and the
 //! fixed opponents, random at 0): the curve goes to `elo.png` and the
 //! summary, the best-rated snapshot to `best/checkpoint.safetensors`.
@@ -12,12 +14,12 @@
 
 use crate::error::XtaskError;
 use crate::eval::{EVAL_SEED, PUBEVAL_GAMES, connect4_suite};
-use crate::pubeval_match::backgammon_suite;
+use crate::pubeval_match::{NETWORK_VS_PUBEVAL, PUBEVAL, backgammon_suite, network_metrics, pubeval_yardstick};
 use crate::train::{FrontEnd, TrainArgs, layered};
 use minnow_dist::Collective;
 use minnow_envs::{Backgammon, ConnectFour, Game};
 use minnow_rl::RlError;
-use minnow_rl::alphazero::{AzAgent, AzConfig, AzRun, EvalReport, Learner, play_for_learner};
+use minnow_rl::alphazero::{AzAgent, AzConfig, AzRun, Learner, Yardstick, play_for_learner};
 use minnow_train::{Cadence, Event, Observer};
 use std::rc::Rc;
 use std::time::Instant;
@@ -27,15 +29,22 @@ use std::time::Instant;
 pub fn train_az(task: &str, args: &TrainArgs, world: Option<&Rc<dyn Collective>>) -> Result<(), XtaskError> {
     match task {
         "az-connect4" => {
-            train::<ConnectFour>(task, minnow_tasks::alphazero_presets::connect4(), args, world, &|agent| {
+            train::<ConnectFour>(task, minnow_tasks::alphazero_presets::connect4(), args, world, None, &|agent| {
                 let r = connect4_suite(agent, None, agent.config.eval.final_games, EVAL_SEED ^ 1)?;
-                Ok(Suite { matches: r.matches, table: r.table(), json: serde_json::to_value(&r).unwrap_or_default() })
+                Ok(Suite {
+                    metrics: r.matches.metrics(),
+                    table: r.table(),
+                    json: serde_json::to_value(&r).unwrap_or_default(),
+                })
             })
         }
         "az-backgammon" => {
-            train::<Backgammon>(task, minnow_tasks::alphazero_presets::backgammon(), args, world, &|agent| {
+            let yardstick = Some(pubeval_yardstick());
+            train::<Backgammon>(task, minnow_tasks::alphazero_presets::backgammon(), args, world, yardstick, &|agent| {
                 let r = backgammon_suite(agent, None, PUBEVAL_GAMES, EVAL_SEED ^ 1)?;
-                Ok(Suite { matches: r.matches, table: r.table(), json: serde_json::to_value(&r).unwrap_or_default() })
+                let mut metrics = network_metrics(&r.network_vs_pubeval);
+                metrics.extend(r.matches.metrics());
+                Ok(Suite { metrics, table: r.table(), json: serde_json::to_value(&r).unwrap_or_default() })
             })
         }
         _ => Err(format!("train: task '{task}' is not an AlphaZero task").into()),
@@ -44,8 +53,8 @@ pub fn train_az(task: &str, args: &TrainArgs, world: Option<&Rc<dyn Collective>>
 
 /// The final evaluation of a task: its fixed yardsticks (see `eval.rs`).
 struct Suite {
-    /// The matches against random (and rollout MCTS) for the curve.
-    matches: EvalReport,
+    /// The curve's last point: the metrics of an evaluation during the run.
+    metrics: Vec<(&'static str, f64)>,
     table: String,
     json: serde_json::Value,
 }
@@ -55,6 +64,7 @@ fn train<G: Game + Default + Send + Sync>(
     defaults: AzConfig,
     args: &TrainArgs,
     world: Option<&Rc<dyn Collective>>,
+    yardstick: Option<Yardstick>,
     suite: &dyn Fn(&AzAgent) -> Result<Suite, String>,
 ) -> Result<(), XtaskError> {
     let mut config = layered(defaults, args.config.as_deref())?;
@@ -83,6 +93,17 @@ fn train<G: Game + Default + Send + Sync>(
         minnow_train::resume(&mut run, &checkpoint)?;
     }
     run.keep_best_in(out.join("best"));
+    // The curve shows the task's own yardstick when it plays one, else
+    // the harder generic opponent (against random the rate sits at 100%
+    // early).
+    let key = match &yardstick {
+        Some(y) if config.eval.yardstick_games > 0 => y.headline(),
+        _ if config.eval.games_vs_rollout > 0 => "win_rate_vs_rollout",
+        _ => "win_rate_vs_random",
+    };
+    if let Some(yardstick) = yardstick {
+        run.set_yardstick(yardstick);
+    }
     crate::train::write_json(&out.join("config.json"), &config)?;
 
     let limit = config.time_limit_minutes;
@@ -98,14 +119,12 @@ fn train<G: Game + Default + Send + Sync>(
         if limit > 0.0 { format!(" or {limit} min") } else { String::new() },
         out.display()
     );
-    // The curve shows the harder opponent when there is one (against
-    // random the rate sits at 100% early).
-    let key = if config.eval.games_vs_rollout > 0 { "win_rate_vs_rollout" } else { "win_rate_vs_random" };
     let mut front = Progress {
         front: FrontEnd::open(&out, run.iteration(), config.iterations, key)?,
         speed: String::new(),
         last_eval: String::from("not evaluated yet"),
         elo_seconds: 0.0,
+        yardstick_seconds: 0.0,
     };
     let started = Instant::now();
     // An evaluation every `eval.every` iterations (0: only the final one).
@@ -121,7 +140,7 @@ fn train<G: Game + Default + Send + Sync>(
             driven?
         }
     };
-    let elo_seconds = front.elo_seconds;
+    let (elo_seconds, yardstick_seconds) = (front.elo_seconds, front.yardstick_seconds);
     let mut front = front.front;
     front.bar.finish_and_clear();
     let totals = *run.totals();
@@ -134,10 +153,14 @@ fn train<G: Game + Default + Send + Sync>(
         60.0 * totals.games as f64 / totals.train_seconds.max(1e-9),
         totals.simulations as f64 / totals.train_seconds.max(1e-9),
     );
-    println!(
+    print!(
         "evaluations during this invocation: {:.1} s, of which {elo_seconds:.1} s rating against earlier snapshots",
         timing.eval_seconds
     );
+    if yardstick_seconds > 0.0 {
+        print!(" and {yardstick_seconds:.1} s on the task's yardstick");
+    }
+    println!();
     let elo = elo_summary(&run, &out, task)?;
     println!(
         "final evaluation: the yardsticks of `cargo xtask eval {task}` ({} simulations per move) ...",
@@ -145,7 +168,7 @@ fn train<G: Game + Default + Send + Sync>(
     );
     let suite_started = Instant::now();
     let e = suite(&run.agent())?;
-    front.observe(Event::Eval { step: run.iteration(), metrics: &e.matches.metrics() });
+    front.observe(Event::Eval { step: run.iteration(), metrics: &e.metrics });
     front.plot(&out.join("curve.png"), task)?;
     print!("{}", e.table);
     println!(
@@ -187,10 +210,14 @@ fn elo_summary<G: Game + Default + Send + Sync>(
     let title = "Elo of each snapshot (random = 0)";
     crate::plot::learning_curves(&out.join("elo.png"), task, &[crate::plot::Series { title, points: &points }])?;
     let rollout = league.rollout_rating().filter(|r| r.elo.is_finite());
+    let pubeval = league.rating_of(PUBEVAL).filter(|r| r.elo.is_finite());
     let (last_iteration, last) = *curve.last().expect("a best snapshot was rated");
     print!("Elo (random = 0");
     if let Some(r) = rollout {
         print!(", {} {:.0}", league.record().players[1], r.elo);
+    }
+    if let Some(r) = pubeval {
+        print!(", pubeval {:.0}", r.elo);
     }
     println!(
         "): iteration {last_iteration} {:.0} [{:.0}-{:.0}]; best iteration {best_iteration} {:.0} [{:.0}-{:.0}] (in best/)",
@@ -200,6 +227,7 @@ fn elo_summary<G: Game + Default + Send + Sync>(
     Ok(serde_json::json!({
         "random": 0.0,
         "rollout": rollout,
+        "pubeval": pubeval,
         "best": {"iteration": best_iteration, "rating": best},
         "curve": curve,
     }))
@@ -213,6 +241,8 @@ struct Progress {
     last_eval: String,
     /// Time the evaluations spent on games against earlier snapshots.
     elo_seconds: f64,
+    /// Time they spent on the task's own yardstick.
+    yardstick_seconds: f64,
 }
 
 impl Observer for Progress {
@@ -232,6 +262,9 @@ impl Observer for Progress {
             Event::Eval { metrics, .. } => {
                 let random = metric(metrics, "win_rate_vs_random").unwrap_or(f64::NAN);
                 self.last_eval = format!("vs random {:.0}%", 100.0 * random);
+                if let Some(rate) = metric(metrics, NETWORK_VS_PUBEVAL) {
+                    self.last_eval += &format!("  network vs pubeval {:.0}%", 100.0 * rate);
+                }
                 if let Some(rate) = metric(metrics, "win_rate_vs_rollout") {
                     self.last_eval += &format!("  vs mcts {:.0}%", 100.0 * rate);
                 }
@@ -239,6 +272,7 @@ impl Observer for Progress {
                     self.last_eval += &format!("  elo {elo:.0}");
                 }
                 self.elo_seconds += metric(metrics, "elo_seconds").unwrap_or(0.0);
+                self.yardstick_seconds += metric(metrics, "yardstick_seconds").unwrap_or(0.0);
             }
             Event::Checkpoint { .. } => {}
         }

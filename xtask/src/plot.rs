@@ -74,13 +74,19 @@ fn bounds(points: &[(f64, f64)]) -> (f64, (f64, f64)) {
     if lo > hi {
         return (x_max, (0.0, 1.0));
     }
-    let pad = ((hi - lo) * 0.05).max(1e-6);
+    // A flat series (a win rate that sits at 100%) gets a range a tenth
+    // of its size around it, not one so thin that every tick prints the
+    // same label.
+    let least = 0.1 * hi.abs().max(lo.abs()).max(1e-5);
+    let widen = (least - (hi - lo)).max(0.0) / 2.0;
+    let (lo, hi) = (lo - widen, hi + widen);
+    let pad = (hi - lo) * 0.05;
     (x_max, (lo - pad, hi + pad))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::step_label;
+    use super::{bounds, step_label};
 
     #[test]
     fn step_labels_are_short_and_whole() {
@@ -89,6 +95,16 @@ mod tests {
             .map(step_label)
             .collect();
         assert_eq!(labels, ["0", "250", "999", "1k", "2.5k", "12k", "1M", "2M", "2.5M", "3G"]);
+    }
+
+    #[test]
+    fn a_flat_series_gets_a_readable_range() {
+        let (_, (lo, hi)) = bounds(&[(1.0, 1.0), (2.0, 1.0)]);
+        assert!(lo < 1.0 && hi > 1.0 && hi - lo >= 0.1, "{lo}..{hi}");
+        let (_, (lo, hi)) = bounds(&[(1.0, 0.0), (2.0, 0.0)]);
+        assert!(lo < 0.0 && hi > 0.0, "{lo}..{hi}");
+        let (_, (lo, hi)) = bounds(&[(1.0, 2.0), (2.0, 4.0)]);
+        assert!((lo - 1.9).abs() < 1e-12 && (hi - 4.1).abs() < 1e-12, "{lo}..{hi}");
     }
 
     #[test]

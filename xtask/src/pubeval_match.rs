@@ -9,7 +9,8 @@ use minnow_envs::backgammon::pubeval::Pubeval;
 use minnow_envs::backgammon::{Play, ROLL_PROBABILITIES, ROLLS, TurnPlays};
 use minnow_envs::{Backgammon, EnvError, Game, Turn};
 use minnow_rl::alphazero::{
-    AzAgent, EvalReport, Player, RandomPlayer, evaluate_snapshot, net_player, play_from, spread_games,
+    AzAgent, EvalReport, MatchResult, Player, RandomPlayer, Yardstick, YardstickMetrics, YardstickReport,
+    evaluate_snapshot, net_player, play_from, spread_games,
 };
 use minnow_rl::mcts::{Evaluator, NetEvaluator};
 use minnow_rl::{Result, RlError};
@@ -307,6 +308,50 @@ impl BackgammonReport {
     }
 }
 
+fn pubeval(_: u64) -> Result<WholeTurnPlayer<Pubeval>> {
+    Ok(WholeTurnPlayer::new(Pubeval::standard()))
+}
+
+/// `games` games of `agent`'s network alone (`ValueChooser`) against
+/// pubeval, spread over the agent's `eval.threads`.
+pub fn network_vs_pubeval(agent: &AzAgent, games: usize, seed: u64, tick: &(dyn Fn() + Sync)) -> Result<PointsResult> {
+    let config = &agent.config;
+    let network = |_: u64| {
+        let evaluator = NetEvaluator::with_inference(&agent.net, agent.params.clone(), config.mcts.inference)?;
+        Ok(WholeTurnPlayer::new(ValueChooser::new(evaluator)))
+    };
+    points_match(&network, &pubeval, games, seed, config.eval.threads, config.self_play.max_moves, tick)
+}
+
+/// The yardstick of an az-backgammon run: the network alone against
+/// pubeval at every evaluation.
+pub fn pubeval_yardstick() -> Yardstick {
+    Yardstick::new(PUBEVAL, NETWORK_VS_PUBEVAL, |agent, games, seed| {
+        let r = network_vs_pubeval(agent, games, seed, &|| {})?;
+        let result =
+            MatchResult { games: r.games, wins: r.wins, draws: r.unfinished, losses: r.games - r.wins - r.unfinished };
+        Ok(YardstickReport { result, metrics: network_metrics(&r) })
+    })
+}
+
+/// pubeval's name in a run's ratings.
+pub const PUBEVAL: &str = "pubeval";
+
+/// The network alone's win rate against pubeval: a learning curve's headline.
+pub const NETWORK_VS_PUBEVAL: &str = "network_win_rate_vs_pubeval";
+
+/// The network alone's match against pubeval as metrics: the win rate
+/// with its interval, then the points per game.
+pub fn network_metrics(r: &PointsResult) -> YardstickMetrics {
+    let rate = r.win_rate();
+    vec![
+        (NETWORK_VS_PUBEVAL, rate.rate),
+        ("network_win_rate_vs_pubeval_lo", rate.lo),
+        ("network_win_rate_vs_pubeval_hi", rate.hi),
+        ("network_points_vs_pubeval", r.points_per_game()),
+    ]
+}
+
 /// The backgammon suite: the network alone and MCTS against pubeval
 /// (`games` each), pubeval against random (`games`), and MCTS against
 /// random (the run's `eval.final_games`).
@@ -322,17 +367,11 @@ pub fn backgammon_suite(
         config.eval.simulations = n;
     }
     let (sims, threads, max_moves) = (config.eval.simulations, config.eval.threads, config.self_play.max_moves);
-    let pubeval = |_: u64| Ok(WholeTurnPlayer::new(Pubeval::standard()));
     let text = |e: RlError| e.to_string();
-    let network = |_: u64| {
-        let evaluator = NetEvaluator::with_inference(&agent.net, agent.params.clone(), config.mcts.inference)?;
-        Ok(WholeTurnPlayer::new(ValueChooser::new(evaluator)))
-    };
     let bar = |label: &str, work: &dyn Fn(&(dyn Fn() + Sync)) -> Result<PointsResult>| {
         with_bar(label, games as u64, work).map_err(text)
     };
-    let network_vs_pubeval =
-        bar("network vs pubeval", &|tick| points_match(&network, &pubeval, games, seed, threads, max_moves, tick))?;
+    let network_vs_pubeval = bar("network vs pubeval", &|tick| network_vs_pubeval(agent, games, seed, tick))?;
     let mcts = |s: u64| net_player::<Backgammon>(&agent.net, &agent.params, &config.mcts, sims, s);
     let mcts_vs_pubeval =
         bar("MCTS vs pubeval", &|tick| points_match(&mcts, &pubeval, games, seed, threads, max_moves, tick))?;
@@ -395,6 +434,34 @@ mod tests {
         for i in [network.choose(&game, &plays).unwrap(), ChoosePlay::choose(&mut pubeval, &game, &plays).unwrap()] {
             assert_eq!(plays[i].after.turn(), Turn::Over);
         }
+    }
+
+    #[test]
+    fn the_yardstick_reports_the_network_alone_against_pubeval() {
+        let config =
+            minnow_rl::alphazero::AzConfig { network: NetworkConfig { width: 16, blocks: 1 }, ..Default::default() };
+        let mut params = Params::new();
+        let shape = network_config::<Backgammon>(&config.network);
+        let net = shape.init(&mut params, "az", &mut rand_pcg::Pcg64Mcg::seed_from_u64(5)).unwrap();
+        let agent = AzAgent { config, net, params: Arc::new(params), iteration: 0 };
+        let YardstickReport { result, metrics } = pubeval_yardstick().play(&agent, 6, 11).unwrap();
+        let r = network_vs_pubeval(&agent, 6, 11, &|| {}).unwrap();
+        assert_eq!(r.games, 6);
+        assert_eq!((result.games, result.wins, result.draws + result.losses), (6, r.wins, 6 - r.wins));
+        let names: Vec<_> = metrics.iter().map(|m| m.0).collect();
+        assert_eq!(
+            names,
+            [
+                NETWORK_VS_PUBEVAL,
+                "network_win_rate_vs_pubeval_lo",
+                "network_win_rate_vs_pubeval_hi",
+                "network_points_vs_pubeval"
+            ]
+        );
+        let rate = r.win_rate();
+        assert_eq!(metrics[0].1, rate.rate);
+        assert!(metrics[1].1 <= rate.rate && rate.rate <= metrics[2].1);
+        assert_eq!(metrics[3].1, r.points_per_game());
     }
 
     #[test]

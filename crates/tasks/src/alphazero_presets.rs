@@ -66,6 +66,7 @@ pub fn connect4() -> AzConfig {
             games_vs_random: 50,
             games_vs_rollout: 20,
             rollout_simulations: 1000,
+            yardstick_games: 0,
             simulations: 400,
             threads: 2,
             final_games: 400,
@@ -97,6 +98,10 @@ pub fn connect4() -> AzConfig {
 /// reads bf16 weights (1.55 times the games per minute of f32 here, the
 /// same bits elsewhere, more slowly). Evaluation searches 800
 /// simulations a move (at 100 the search lost to the network alone).
+/// Every 200 iterations the network alone plays 400 games against
+/// pubeval, the learning curve (against random the search wins every
+/// game from the first evaluation on, so 20 games there only anchor the
+/// ratings).
 pub fn backgammon() -> AzConfig {
     AzConfig {
         iterations: 7000,
@@ -130,9 +135,10 @@ pub fn backgammon() -> AzConfig {
         },
         eval: EvalConfig {
             every: 200,
-            games_vs_random: 50,
+            games_vs_random: 20,
             games_vs_rollout: 0,
             rollout_simulations: 100,
+            yardstick_games: 400,
             simulations: 800,
             threads: 2,
             final_games: 400,

@@ -156,6 +156,10 @@ pub struct EvalConfig {
     pub games_vs_rollout: usize,
     /// The rollout player's simulations per move.
     pub rollout_simulations: u32,
+    /// Games against the task's own fixed opponent at each evaluation,
+    /// where the task gives one (`AzRun::set_yardstick`; az-backgammon:
+    /// pubeval against the network alone).
+    pub yardstick_games: usize,
     /// The trained player's simulations per move (no noise, greedy).
     pub simulations: u32,
     /// Threads the matches are spread over.
@@ -181,6 +185,7 @@ impl Default for EvalConfig {
             games_vs_random: 100,
             games_vs_rollout: 20,
             rollout_simulations: 1000,
+            yardstick_games: 0,
             simulations: 200,
             threads: 2,
             final_games: 400,

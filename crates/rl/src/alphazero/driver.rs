@@ -1,11 +1,11 @@
 //! An AlphaZero run as the run driver (`minnow_train::drive`) sees it: a
 //! step is one iteration, an evaluation plays the matches of the config's
-//! `eval` section, the config's time limit ends a run early, and the
-//! checkpoint takes the run-checkpoint layout (`docs/CHECKPOINT.md`): the
-//! network under `model.`, Adam's moments in the parameters' shapes under
-//! `optimizer.`, the replay under `replay.`, the learner's RNG, the totals
-//! and the config, and the ratings' record and held snapshots under
-//! `league`.
+//! `eval` section (the task's yardstick first, if it set one), the
+//! config's time limit ends a run early, and the checkpoint takes the
+//! run-checkpoint layout (`docs/CHECKPOINT.md`): the network under
+//! `model.`, Adam's moments in the parameters' shapes under `optimizer.`,
+//! the replay under `replay.`, the learner's RNG, the totals and the
+//! config, and the ratings' record and held snapshots under `league`.
 
 use super::run::network_label;
 use super::{AzConfig, AzRun};
@@ -13,6 +13,7 @@ use crate::{Result, RlError};
 use minnow_envs::Game;
 use minnow_train::{Metrics, Run, RunCheckpoint, RunCheckpointWriter, TrainError};
 use std::path::Path;
+use std::time::Instant;
 
 /// Seed of the evaluation matches during a run: fixed, so every
 /// evaluation plays the same games.
@@ -64,7 +65,17 @@ impl<G: Game + Default + Send + Sync> Run for AzRun<G> {
 
     fn evaluate(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
         let e = self.config.eval;
-        let report = self.play_matches(e.games_vs_random, e.games_vs_rollout, EVAL_SEED).map_err(TrainError::task)?;
+        let mut vs_yardstick = None;
+        if let Some(yardstick) = self.yardstick.as_ref().filter(|_| e.yardstick_games > 0) {
+            let started = Instant::now();
+            let report = yardstick.play(&self.agent(), e.yardstick_games, EVAL_SEED).map_err(TrainError::task)?;
+            metrics.extend(report.metrics);
+            metrics.push(("yardstick_seconds", started.elapsed().as_secs_f64()));
+            vs_yardstick = Some((yardstick.opponent(), report.result));
+        }
+        let mut report =
+            self.play_matches(e.games_vs_random, e.games_vs_rollout, EVAL_SEED).map_err(TrainError::task)?;
+        report.vs_yardstick = vs_yardstick;
         metrics.extend(report.metrics());
         if let Some(elo) = self.rate(&report).map_err(TrainError::task)? {
             metrics.extend(elo.metrics());

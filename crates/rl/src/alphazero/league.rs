@@ -4,11 +4,12 @@
 //! against the best-rated snapshot and the most recent earlier ones (a
 //! bounded pool), each game opened by a few random moves and played from
 //! both sides. These games and the snapshot's matches against the fixed
-//! opponents (the random player, random-rollout MCTS) join one record of
-//! every game of the run, and Bradley-Terry ratings are fitted over all of
-//! it, the random player at 0 (`ratings.rs`). The best-rated snapshot held
-//! (pool, best so far, current) becomes the run's best. The matches use
-//! their own seeds and read the snapshot only: training is unchanged.
+//! opponents (the random player, random-rollout MCTS, the task's own
+//! yardstick if it has one) join one record of every game of the run, and
+//! Bradley-Terry ratings are fitted over all of it, the random player at 0
+//! (`ratings.rs`). The best-rated snapshot held (pool, best so far,
+//! current) becomes the run's best. The matches use their own seeds and
+//! read the snapshot only: training is unchanged.
 
 use super::eval::{MatchResult, play_match_from, random_opening};
 use super::ratings::{Rating, Record};
@@ -131,6 +132,10 @@ impl League {
         if let Some(r) = &fixed.vs_rollout {
             self.record.add(me, ROLLOUT, &r.total());
         }
+        if let Some((opponent, r)) = &fixed.vs_yardstick {
+            let player = self.fixed_player(opponent);
+            self.record.add(me, player, r);
+        }
         let mut opponents = self.pool.clone();
         if let Some(best) = &self.best
             && !opponents.iter().any(|m| m.player == best.player)
@@ -192,6 +197,20 @@ impl League {
     /// The rollout opponent's rating in the last fit (NaN before it played).
     pub fn rollout_rating(&self) -> Option<Rating> {
         self.ratings.get(ROLLOUT).copied()
+    }
+
+    /// A task's fixed opponent's rating in the last fit, if it played.
+    pub fn rating_of(&self, opponent: &str) -> Option<Rating> {
+        self.record.players.iter().position(|p| p == opponent).and_then(|i| self.ratings.get(i).copied())
+    }
+
+    /// The record's player for a task's fixed opponent, added on its
+    /// first games.
+    fn fixed_player(&mut self, opponent: &str) -> usize {
+        match self.record.players.iter().position(|p| p == opponent) {
+            Some(player) => player,
+            None => self.record.add_player(opponent),
+        }
     }
 
     /// The record of every game rated so far.

@@ -18,6 +18,9 @@
 //! - [`League`]: every snapshot rated as the run goes (Bradley-Terry
 //!   Elo over every game against earlier snapshots and the fixed
 //!   opponents, random at 0), the best-rated one kept.
+//! - [`Yardstick`]: a task's own fixed opponent, played at every
+//!   evaluation of a run and rated with the others (az-backgammon:
+//!   pubeval).
 //! - [`eval`]: players (network MCTS, random-rollout MCTS, random, any
 //!   closure), seeded matches over both colours, Wilson 95% intervals.
 
@@ -32,6 +35,7 @@ mod replay;
 mod run;
 mod self_play;
 mod trainer;
+mod yardstick;
 
 pub use actors::{ActorReport, Learner, play_for_learner};
 pub use agent::AzAgent;
@@ -46,3 +50,4 @@ pub use replay::{PositionReplay, Positions};
 pub use run::{AzRun, EvalReport, IterationReport, Totals, evaluate_snapshot, net_player};
 pub use self_play::{SelfPlayStats, SelfPlayWorker};
 pub use trainer::{TrainLoss, Trainer, network_config};
+pub use yardstick::{Yardstick, YardstickMetrics, YardstickReport};

@@ -14,7 +14,8 @@
 use super::actors::{Actors, FIRST_WORKER_STREAM};
 use super::league::{EloReport, League};
 use super::{
-    AzAgent, AzConfig, PositionReplay, Positions, SelfPlayStats, SelfPlayWorker, TrainLoss, Trainer, network_config,
+    AzAgent, AzConfig, PositionReplay, Positions, SelfPlayStats, SelfPlayWorker, TrainLoss, Trainer, Yardstick,
+    network_config,
 };
 use crate::Result;
 use crate::mcts::{MctsConfig, NetEvaluator, check_network};
@@ -103,6 +104,9 @@ pub struct EvalReport {
     /// Games against random-rollout MCTS by seat, if any were played
     /// (their total is the win rate).
     pub vs_rollout: Option<BySeat>,
+    /// Games against the task's own fixed opponent (its name), if it has
+    /// one and they were played (`AzRun::set_yardstick`).
+    pub vs_yardstick: Option<(&'static str, MatchResult)>,
     /// Wall-clock seconds the matches took.
     pub seconds: f64,
 }
@@ -152,6 +156,8 @@ pub struct AzRun<G: Game> {
     pub(super) league: League,
     /// Where the best-rated snapshot is written (`keep_best_in`).
     pub(super) best_dir: Option<PathBuf>,
+    /// The task's own fixed opponent, if it has one (`set_yardstick`).
+    pub(super) yardstick: Option<Yardstick>,
 }
 
 /// Mixes the run seed, an iteration and a stream into one seed.
@@ -184,6 +190,7 @@ impl<G: Game + Default + Send> AzRun<G> {
             totals: Totals::default(),
             league: League::new(config.eval.rollout_simulations),
             best_dir: None,
+            yardstick: None,
             task: super::task_name::<G>(),
             config,
         })
@@ -229,6 +236,14 @@ impl<G: Game + Default + Send> AzRun<G> {
     /// which `AzAgent::load` reads; docs/CHECKPOINT.md).
     pub fn keep_best_in(&mut self, dir: PathBuf) {
         self.best_dir = Some(dir);
+    }
+
+    /// Plays `yardstick` at every evaluation (`eval.yardstick_games`
+    /// games; none when 0): its metrics first (the headline of the
+    /// evaluation), then `yardstick_seconds`, the time its games took; its
+    /// games join the ratings, where it is a fixed opponent.
+    pub fn set_yardstick(&mut self, yardstick: Yardstick) {
+        self.yardstick = Some(yardstick);
     }
 
     /// Rates the current snapshot, which played the fixed opponents in
@@ -434,7 +449,7 @@ pub fn evaluate_snapshot<G: Game + Default + Sync>(
     } else {
         None
     };
-    Ok(EvalReport { vs_random, vs_rollout, seconds: started.elapsed().as_secs_f64() })
+    Ok(EvalReport { vs_random, vs_rollout, vs_yardstick: None, seconds: started.elapsed().as_secs_f64() })
 }
 
 /// A network player over a snapshot, its forward at `mcts.inference`'s

@@ -33,6 +33,7 @@ pub fn tictactoe() -> AzConfig {
             games_vs_random: 100,
             games_vs_rollout: 20,
             rollout_simulations: 200,
+            yardstick_games: 0,
             simulations: 100,
             threads: 1,
             final_games: 1000,
