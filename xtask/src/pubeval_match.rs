@@ -403,11 +403,19 @@ mod tests {
     use rand::SeedableRng;
     use std::sync::Arc;
 
-    fn tiny_network() -> ValueChooser {
+    /// An untrained agent with a small network.
+    fn tiny_agent() -> AzAgent {
+        let config =
+            minnow_rl::alphazero::AzConfig { network: NetworkConfig { width: 16, blocks: 1 }, ..Default::default() };
         let mut params = Params::new();
-        let shape = network_config::<Backgammon>(&NetworkConfig { width: 16, blocks: 1 });
+        let shape = network_config::<Backgammon>(&config.network);
         let net = shape.init(&mut params, "az", &mut rand_pcg::Pcg64Mcg::seed_from_u64(5)).unwrap();
-        ValueChooser::new(NetEvaluator::new(&net, Arc::new(params)).unwrap())
+        AzAgent { config, net, params: Arc::new(params), iteration: 0 }
+    }
+
+    fn tiny_network() -> ValueChooser {
+        let agent = tiny_agent();
+        ValueChooser::new(NetEvaluator::new(&agent.net, agent.params).unwrap())
     }
 
     /// One checker on the mover's 6-point (our 18) and one on the ace
@@ -438,12 +446,7 @@ mod tests {
 
     #[test]
     fn the_yardstick_reports_the_network_alone_against_pubeval() {
-        let config =
-            minnow_rl::alphazero::AzConfig { network: NetworkConfig { width: 16, blocks: 1 }, ..Default::default() };
-        let mut params = Params::new();
-        let shape = network_config::<Backgammon>(&config.network);
-        let net = shape.init(&mut params, "az", &mut rand_pcg::Pcg64Mcg::seed_from_u64(5)).unwrap();
-        let agent = AzAgent { config, net, params: Arc::new(params), iteration: 0 };
+        let agent = tiny_agent();
         let YardstickReport { result, metrics } = pubeval_yardstick().play(&agent, 6, 11).unwrap();
         let r = network_vs_pubeval(&agent, 6, 11, &|| {}).unwrap();
         assert_eq!(r.games, 6);
@@ -466,7 +469,6 @@ mod tests {
 
     #[test]
     fn pubeval_beats_random_and_the_points_add_up() {
-        let pubeval = |_: u64| Ok(WholeTurnPlayer::new(Pubeval::standard()));
         let random = |s: u64| Ok(RandomPlayer::new::<Backgammon>(s));
         let r = points_match(&pubeval, &random, 40, 3, 2, 3000, &|| {}).unwrap();
         assert_eq!((r.games, r.unfinished), (40, 0));
