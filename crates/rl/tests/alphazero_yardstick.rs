@@ -65,7 +65,7 @@ fn drive(yardstick_games: usize, with: Option<Yardstick>) -> (Evals, Vec<f32>, u
     let mut evals = Evals::default();
     minnow_train::drive(&mut run, cadence, None, &mut evals).unwrap();
     let record = run.league().record();
-    let rated = match record.players.iter().position(|p| p == "random policy") {
+    let rated = match record.player("random policy") {
         Some(p) => record.pairs.iter().filter(|r| r.a == p || r.b == p).map(|r| r.result.games).sum(),
         None => 0,
     };

@@ -201,16 +201,13 @@ impl League {
 
     /// A task's fixed opponent's rating in the last fit, if it played.
     pub fn rating_of(&self, opponent: &str) -> Option<Rating> {
-        self.record.players.iter().position(|p| p == opponent).and_then(|i| self.ratings.get(i).copied())
+        self.record.player(opponent).and_then(|i| self.ratings.get(i).copied())
     }
 
     /// The record's player for a task's fixed opponent, added on its
     /// first games.
     fn fixed_player(&mut self, opponent: &str) -> usize {
-        match self.record.players.iter().position(|p| p == opponent) {
-            Some(player) => player,
-            None => self.record.add_player(opponent),
-        }
+        self.record.player(opponent).unwrap_or_else(|| self.record.add_player(opponent))
     }
 
     /// The record of every game rated so far.

@@ -55,6 +55,11 @@ impl Record {
         self.players.len() - 1
     }
 
+    /// The index of the player named `name`, if it is in the record.
+    pub fn player(&self, name: &str) -> Option<usize> {
+        self.players.iter().position(|p| p == name)
+    }
+
     /// Adds `result` (from `a`'s side) to the games between `a` and `b`.
     #[track_caller]
     pub fn add(&mut self, a: usize, b: usize, result: &MatchResult) {
