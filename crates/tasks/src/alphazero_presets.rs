@@ -108,8 +108,9 @@ pub fn connect4() -> AzConfig {
 /// learning curve (against random the search wins every game from the
 /// first evaluation on, so 20 games there only anchor the ratings).
 pub fn backgammon() -> AzConfig {
+    let (iterations, steps_per_iteration) = (3000, 60);
     AzConfig {
-        iterations: 3000,
+        iterations,
         network: NetworkConfig { width: 256, blocks: 2 },
         mcts: MctsConfig {
             simulations: 32,
@@ -131,10 +132,11 @@ pub fn backgammon() -> AzConfig {
         training: TrainingConfig {
             lr: 1e-3,
             batch: 256,
-            steps_per_iteration: 60,
+            steps_per_iteration,
             replay_capacity: 300_000,
             min_replay: 10_000,
-            lr_decay_updates: 180_000,
+            // Over the whole run.
+            lr_decay_updates: iterations * steps_per_iteration as u64,
             lr_final: 1e-4,
             ..TrainingConfig::default()
         },
