@@ -60,6 +60,18 @@ pub trait Game: Clone {
     /// larger stakes may return more), or `None` while the game runs.
     fn outcome(&self, player: usize) -> Option<f32>;
 
+    /// The most points one game can be won by (backgammon: 3, a
+    /// backgammon).
+    const MAX_POINTS: f32 = 1.0;
+
+    /// The points `player` won (negative: lost) under the game's full
+    /// scoring, whatever rules [`Game::outcome`] follows (backgammon: a
+    /// gammon counts 2), or `None` while the game runs. By default the
+    /// outcome.
+    fn points(&self, player: usize) -> Option<f32> {
+        self.outcome(player)
+    }
+
     /// Encodes the state from the view of the player to move into `out`
     /// (exactly [`Game::OBSERVATION_SIZE`] values), so one network serves
     /// both sides.

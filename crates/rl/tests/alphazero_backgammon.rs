@@ -5,7 +5,7 @@ use minnow_autodiff::Params;
 use minnow_envs::{Backgammon, Game, TicTacToe, Turn};
 use minnow_nn::PolicyValueNetConfig;
 use minnow_rl::RlError;
-use minnow_rl::alphazero::{AzConfig, AzRun, RandomPlayer, play_match};
+use minnow_rl::alphazero::{AzConfig, AzRun, Positions, RandomPlayer, SelfPlayConfig, SelfPlayWorker, play_match};
 use minnow_rl::mcts::{ChanceMode, MctsConfig, NetEvaluator, RolloutEvaluator, Search};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -37,6 +37,35 @@ fn one_backgammon_iteration_records_labelled_positions() {
     let second = run.iterate().unwrap();
     assert_eq!(second.updates, 4);
     assert!(second.loss.policy.is_finite() && second.loss.value.is_finite());
+}
+
+/// Value targets of 8 self-play games at lambda 1 with a small random
+/// network: each is the game's result for the mover.
+fn value_targets(points: bool) -> Vec<f32> {
+    let mut params = Params::new();
+    let shape = PolicyValueNetConfig {
+        inputs: Backgammon::OBSERVATION_SIZE,
+        width: 16,
+        blocks: 0,
+        policy: Backgammon::ACTIONS,
+    };
+    let net = shape.init(&mut params, "n", &mut Pcg64Mcg::seed_from_u64(1)).unwrap();
+    let mcts = MctsConfig { simulations: 4, chance: ChanceMode::Sample, points, ..MctsConfig::default() };
+    let config = SelfPlayConfig { workers: 1, parallel_games: 4, max_moves: 3000, ..SelfPlayConfig::default() };
+    let mut worker = SelfPlayWorker::<Backgammon>::new(&net, Arc::new(params), &mcts, &config).unwrap();
+    let mut out = Positions::default();
+    worker.play(8, 3, &mut out).unwrap();
+    out.value
+}
+
+#[test]
+fn with_points_self_play_learns_the_points_won() {
+    assert!(value_targets(false).iter().all(|v| v.abs() == 1.0), "every win is 1 without points");
+    let third = |v: f32| (3.0 * v.abs()).round();
+    let values = value_targets(true);
+    assert!(values.iter().all(|&v| (3.0 * v.abs() - third(v)).abs() < 1e-6 && third(v) >= 1.0), "{values:?}");
+    assert!(values.iter().any(|&v| third(v) == 1.0), "a single game is worth 1/3");
+    assert!(values.iter().any(|&v| third(v) >= 2.0), "8 near-random games see a gammon");
 }
 
 #[test]

@@ -348,3 +348,24 @@ fn a_shorter_search_runs_its_own_budget_capped_by_the_config() {
     search.run(&mut eval, false, &mut rng).unwrap();
     assert_eq!(search.simulations_done(), 64);
 }
+
+#[test]
+fn with_points_a_gammon_is_worth_two_thirds_of_a_backgammon() {
+    use minnow_envs::Backgammon;
+    use minnow_envs::backgammon::{BackgammonConfig, Position};
+    // Player 0 bears off its last checker with any play; player 1 has
+    // borne off none and has nothing in player 0's home board: a gammon.
+    let mut points = [0; 24];
+    (points[23], points[0]) = (1, -15);
+    let position = Position::new(points, [0, 0], [14, 0]).unwrap();
+    let game = Backgammon::from_position(BackgammonConfig::default(), position, 0, (6, 2)).unwrap();
+    let mut rng = Pcg64Mcg::seed_from_u64(2);
+    let mut root_value = |points| {
+        let mut search = Search::new(&MctsConfig { points, ..config(100) }, &game).unwrap();
+        search.run(&mut UniformEvaluator, false, &mut rng).unwrap();
+        // The root's own evaluation (0) is one of the 100 values.
+        search.root_value() * 100.0 / 99.0
+    };
+    assert!((root_value(false) - 1.0).abs() < 1e-5, "a win is a win");
+    assert!((root_value(true) - 2.0 / 3.0).abs() < 1e-5, "2 points of at most 3");
+}

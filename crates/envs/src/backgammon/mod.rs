@@ -359,6 +359,13 @@ impl Game for Backgammon {
         (self.phase == Phase::Over).then(|| if player == self.player as usize { self.stake } else { -self.stake })
     }
 
+    const MAX_POINTS: f32 = 3.0;
+
+    fn points(&self, player: usize) -> Option<f32> {
+        let won = self.points_won()?;
+        Some(if player == self.player as usize { won } else { -won })
+    }
+
     #[track_caller]
     fn observe(&self, out: &mut [f32]) {
         assert_eq!(out.len(), OBSERVATION_SIZE, "backgammon observe: buffer length");

@@ -201,6 +201,7 @@ fn the_last_checker_off_wins_and_gammons_score_with_the_flag() {
     assert_eq!(g.winner(), Some(1));
     // The loser has a checker in the winner's home board: a backgammon.
     assert_eq!((g.outcome(1), g.outcome(0)), (Some(3.0), Some(-3.0)));
+    assert_eq!((g.points(1), g.points(0)), (Some(3.0), Some(-3.0)));
     let p = position(&[(23, 1)], &[(0, 15)], [0, 0], [14, 0]);
     let mut g = Backgammon::from_position(config, p, 0, (6, 2)).unwrap();
     g.apply(point_action(23, 6)).unwrap();
@@ -208,6 +209,7 @@ fn the_last_checker_off_wins_and_gammons_score_with_the_flag() {
     let mut g = game(p, (6, 2));
     g.apply(point_action(23, 6)).unwrap();
     assert_eq!((g.outcome(0), g.outcome(1)), (Some(1.0), Some(-1.0)), "without the flag every win is 1");
+    assert_eq!((g.points(0), g.points(1)), (Some(2.0), Some(-2.0)), "points count the gammon all the same");
     let p = position(&[(23, 1)], &[(0, 14)], [0, 0], [14, 1]);
     let mut g = Backgammon::from_position(config, p, 0, (6, 2)).unwrap();
     g.apply(point_action(23, 6)).unwrap();

@@ -1,7 +1,7 @@
 //! Evaluation: players, seeded matches over both colours, and win rates
 //! with 95% confidence intervals.
 
-use crate::mcts::{Evaluator, MctsConfig, NetEvaluator, RolloutEvaluator, Search, sample_index};
+use crate::mcts::{Evaluator, MctsConfig, NetEvaluator, RolloutEvaluator, Search, final_value, sample_index};
 use crate::{Result, RlError};
 use minnow_envs::{EnvError, Game, Turn};
 use rand::{Rng, SeedableRng};
@@ -269,7 +269,7 @@ pub fn play_game<G: Game + Default>(players: [&mut dyn Player<G>; 2], seed: u64,
     let mut game = G::default();
     game.reset(seed);
     let end = play_from(players, game, seed, max_moves)?;
-    Ok(end.outcome(0).unwrap_or(0.0).clamp(-1.0, 1.0))
+    Ok(final_value(&end, 0, false))
 }
 
 /// Plays `game` on to its end, or until `max_moves` moves have been
@@ -384,7 +384,7 @@ where
         let first_moves_first = i.is_multiple_of(2);
         let players: [&mut dyn Player<G>; 2] = if first_moves_first { [a, b] } else { [b, a] };
         let end = play_from(players, game, game_seed, max_moves)?;
-        let result = end.outcome(0).unwrap_or(0.0).clamp(-1.0, 1.0);
+        let result = final_value(&end, 0, false);
         if first_moves_first {
             r.moving_first.record(result)
         } else {

@@ -4,7 +4,7 @@
 
 use super::{Positions, SelfPlayConfig};
 use crate::Result;
-use crate::mcts::{LeafBatch, MctsConfig, NetEvaluator, Search, sample_index, search_batched};
+use crate::mcts::{LeafBatch, MctsConfig, NetEvaluator, Search, final_value, sample_index, search_batched};
 use minnow_autodiff::Params;
 use minnow_envs::{Game, Turn};
 use minnow_nn::PolicyValueNet;
@@ -208,7 +208,7 @@ impl<G: Game + Default> SelfPlayWorker<G> {
     fn finish_game(&mut self, i: usize, out: &mut Positions, stats: &mut SelfPlayStats) {
         let slot = &self.slots[i];
         let root = self.searches[i].root();
-        let result0 = root.outcome(0).map_or(0.0, |r| r.clamp(-1.0, 1.0));
+        let result0 = final_value(root, 0, self.searches[i].config().points);
         stats.games += 1;
         stats.results[if result0 > 0.0 {
             0

@@ -4,6 +4,7 @@
 //! with the solver, proven values carried up to the ancestors they settle.
 
 use super::dirichlet;
+use super::evaluator::final_value;
 use super::search::Search;
 use super::tree::{Edge, Kind, NONE, ROOT};
 use minnow_envs::Game;
@@ -22,7 +23,7 @@ impl<G: Game> Search<G> {
             // reports, or a draw.
             node.kind = Kind::Terminal;
             node.proven = true;
-            let v = self.tree.state(n).outcome(0).unwrap_or(0.0).clamp(-1.0, 1.0);
+            let v = final_value(self.tree.state(n), 0, self.config.points);
             self.tree.node_mut(n).terminal_value = v;
             return;
         }

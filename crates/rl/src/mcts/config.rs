@@ -118,6 +118,14 @@ pub struct MctsConfig {
     /// greedily is a proven win if there is one and a proven loss only if
     /// nothing else is left. Chance nodes are never proven.
     pub solver: bool,
+    /// Value a finished game by the points won, over
+    /// [`Game::MAX_POINTS`](minnow_envs::Game::MAX_POINTS) (backgammon: a
+    /// gammon is worth 2/3), rather than by its result (every win 1):
+    /// search then plays for points, and self-play's value targets are
+    /// the points won, so the network learns equity. Left out of the
+    /// written config when off.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub points: bool,
     /// The network's precision at the leaves: `"f32"` (default) or
     /// `"bf16"` (see [`Inference`]). Left out of the written config when
     /// f32.
@@ -138,6 +146,7 @@ impl Default for MctsConfig {
             reuse_tree: true,
             gumbel_considered: 0,
             solver: false,
+            points: false,
             inference: Inference::F32,
         }
     }

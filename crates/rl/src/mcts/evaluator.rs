@@ -56,7 +56,7 @@ impl RolloutEvaluator {
         let mut g = game.clone();
         loop {
             match g.turn() {
-                Turn::Over => return g.outcome(player).unwrap_or(0.0).clamp(-1.0, 1.0),
+                Turn::Over => return final_value(&g, player, false),
                 Turn::Player(_) => {
                     let n = g.legal_actions(&mut self.legal);
                     if n == 0 {
@@ -101,4 +101,12 @@ pub(crate) fn sample_index(weights: &[f32], rng: &mut impl Rng) -> usize {
         x -= w;
     }
     weights.iter().rposition(|&w| w > 0.0).unwrap_or(0)
+}
+
+/// A finished game's value for `player` in [-1, 1]: its result, or with
+/// `points` ([`MctsConfig::points`](super::MctsConfig::points)) the
+/// points won over [`Game::MAX_POINTS`]; 0 for a game still running.
+pub fn final_value<G: Game>(game: &G, player: usize, points: bool) -> f32 {
+    let value = if points { game.points(player).map(|p| p / G::MAX_POINTS) } else { game.outcome(player) };
+    value.unwrap_or(0.0).clamp(-1.0, 1.0)
 }

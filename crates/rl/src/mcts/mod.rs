@@ -31,6 +31,6 @@ mod tree;
 pub use batch::{LeafBatch, search_batched};
 pub use config::{ChanceMode, Inference, MctsConfig, check_temperature};
 pub(crate) use evaluator::sample_index;
-pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator};
+pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator, final_value};
 pub use network::{NetEvaluator, check_network};
 pub use search::Search;

@@ -52,7 +52,7 @@ impl<G: Game> Search<G> {
         config.validate()?;
         let mut search = Self {
             config: *config,
-            tree: Tree::new(config.node_capacity()),
+            tree: Tree::new(config.node_capacity(), config.points),
             legal: vec![0; G::MAX_LEGAL.max(1)],
             outcomes: vec![0.0; G::MAX_OUTCOMES.max(1)],
             noise: vec![0.0; G::MAX_LEGAL.max(1)],

@@ -3,6 +3,7 @@
 //! keeping a subtree for the next move copies it into a second arena of the
 //! same size and swaps the two.
 
+use super::evaluator::final_value;
 use minnow_envs::{Game, Turn};
 
 /// No node (an edge not yet traversed, the root's parent).
@@ -84,12 +85,14 @@ pub(crate) struct Tree<G> {
     edge_capacity: usize,
     /// The most edges one node needs (legal actions or dice outcomes).
     pub max_width: usize,
+    /// Terminal nodes are valued in points ([`super::MctsConfig::points`]).
+    points: bool,
 }
 
 pub(crate) const ROOT: u32 = 0;
 
 impl<G: Game> Tree<G> {
-    pub fn new(node_capacity: usize) -> Self {
+    pub fn new(node_capacity: usize, points: bool) -> Self {
         let max_width = G::MAX_LEGAL.max(G::MAX_OUTCOMES).max(1);
         let edge_capacity = node_capacity * max_width;
         Self {
@@ -99,6 +102,7 @@ impl<G: Game> Tree<G> {
             node_capacity,
             edge_capacity,
             max_width,
+            points,
         }
     }
 
@@ -141,7 +145,7 @@ impl<G: Game> Tree<G> {
             Turn::Over => {
                 node.kind = Kind::Terminal;
                 node.proven = true;
-                node.terminal_value = game.outcome(0).unwrap_or(0.0).clamp(-1.0, 1.0);
+                node.terminal_value = final_value(&game, 0, self.points);
             }
             Turn::Chance => {
                 node.kind = Kind::Chance;
