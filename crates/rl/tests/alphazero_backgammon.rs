@@ -5,7 +5,9 @@ use minnow_autodiff::Params;
 use minnow_envs::{Backgammon, Game, TicTacToe, Turn};
 use minnow_nn::PolicyValueNetConfig;
 use minnow_rl::RlError;
-use minnow_rl::alphazero::{AzConfig, AzRun, Positions, RandomPlayer, SelfPlayConfig, SelfPlayWorker, play_match};
+use minnow_rl::alphazero::{
+    AzConfig, AzRun, NetworkConfig, Positions, RandomPlayer, SelfPlayConfig, SelfPlayWorker, network_config, play_match,
+};
 use minnow_rl::mcts::{ChanceMode, MctsConfig, NetEvaluator, RolloutEvaluator, Search};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -43,12 +45,7 @@ fn one_backgammon_iteration_records_labelled_positions() {
 /// network: each is the game's result for the mover.
 fn value_targets(points: bool) -> Vec<f32> {
     let mut params = Params::new();
-    let shape = PolicyValueNetConfig {
-        inputs: Backgammon::OBSERVATION_SIZE,
-        width: 16,
-        blocks: 0,
-        policy: Backgammon::ACTIONS,
-    };
+    let shape = network_config::<Backgammon>(&NetworkConfig { width: 16, blocks: 0 });
     let net = shape.init(&mut params, "n", &mut Pcg64Mcg::seed_from_u64(1)).unwrap();
     let mcts = MctsConfig { simulations: 4, chance: ChanceMode::Sample, points, ..MctsConfig::default() };
     let config = SelfPlayConfig { workers: 1, parallel_games: 4, max_moves: 3000, ..SelfPlayConfig::default() };
