@@ -83,32 +83,34 @@ pub fn connect4() -> AzConfig {
 }
 
 /// Backgammon: pgx's micro-actions (a search per checker moved) and
-/// dice as chance nodes, sampled; 3,000 iterations of 64 games (192,000
+/// dice as chance nodes, sampled; 1,000 iterations of 64 games (64,000
 /// games; defined by games and updates, not minutes) on a trunk 256
-/// wide. The width is what the search needs: after 1,000 iterations the
-/// network alone wins 57% against pubeval at width 128 or 256, but MCTS
-/// with 400 simulations wins 60.3% on the narrow network and 63.4% on the
-/// wide one (four blocks of 128 instead of two: 60.1%). The length is
-/// what the time allows: at width 128, 1,000 iterations with the
-/// learning rate decayed over them gave the network alone as much as the
-/// 7,000 of the earlier preset. Each position is trained on about 1.6
-/// times: at 8 the value net fitted its replay (squared error 0.39
-/// there, 0.8 on fresh games) and the win rate against random stopped
-/// near 90%; at 3.2, 55% against 57% after 1,000 iterations. Value
-/// targets are TD(lambda) returns per turn (lambda 0.85), as TD-Gammon
-/// learns: with the game's result alone the network stayed near 17%
-/// against pubeval; with lambda 0.5 / 0.7 / 0.85 / 0.95 it reached 24 /
-/// 38 / 46 / 41% after 19,200 games. Search reads bf16 weights (1.55
-/// times the games per minute of f32 here, the same bits elsewhere, more
-/// slowly). Evaluation searches 2,400 simulations a move: on seed 0 MCTS
-/// wins 63.9 / 64.9 / 65.4% against pubeval at 800 / 1,600 / 2,400 (at
-/// 100 the search loses to the network alone), and the 3,000 iterations
-/// with the final suite at 2,400 fit in about 43 minutes. Every 300
-/// iterations the network alone plays 400 games against pubeval, the
+/// wide. Self-play plays the most visited move from the first move on:
+/// the dice already vary the games, and with temperature 1 for the first
+/// 30 moves the search won 64.0% against pubeval instead of 65.2% (seed
+/// 0, 800 simulations). The 3,000 iterations of the earlier preset, with
+/// that temperature, won no more (65.4 / 64.0 / 65.1% on seeds 0-2 at
+/// 2,400 simulations) in three times the training. The width is what
+/// the search needs: after 1,000 iterations the network alone wins 57%
+/// against pubeval at width 128 or 256, but MCTS with 400 simulations
+/// wins 60.3% on the narrow network and 63.4% on the wide one (four
+/// blocks of 128 instead of two: 60.1%). Each position is trained on
+/// about 1.6 times: at 8 the value net fitted its replay (squared error
+/// 0.39 there, 0.8 on fresh games) and the win rate against random
+/// stopped near 90%; at 3.2, 55% against 57% after 1,000 iterations.
+/// Value targets are TD(lambda) returns per turn (lambda 0.85), as
+/// TD-Gammon learns: with the game's result alone the network stayed
+/// near 17% against pubeval; with lambda 0.5 / 0.7 / 0.85 / 0.95 it
+/// reached 24 / 38 / 46 / 41% after 19,200 games. The learning rate
+/// decays over the run. Search reads bf16 weights (1.55 times the games
+/// per minute of f32 here, the same bits elsewhere, more slowly).
+/// Evaluation searches 800 simulations a move (at 100 the search loses
+/// to the network alone; seed 0 wins 65.2% at 800 and at 2,400). Every
+/// 100 iterations the network alone plays 400 games against pubeval, the
 /// learning curve (against random the search wins every game from the
 /// first evaluation on, so 20 games there only anchor the ratings).
 pub fn backgammon() -> AzConfig {
-    let (iterations, steps_per_iteration) = (3000, 60);
+    let (iterations, steps_per_iteration) = (1000, 60);
     AzConfig {
         iterations,
         network: NetworkConfig { width: 256, blocks: 2 },
@@ -124,7 +126,7 @@ pub fn backgammon() -> AzConfig {
             workers: 2,
             parallel_games: 32,
             games_per_iteration: 32,
-            temperature_moves: 30,
+            temperature_moves: 0,
             max_moves: 3000,
             value_lambda: 0.85,
             ..SelfPlayConfig::default()
@@ -141,12 +143,12 @@ pub fn backgammon() -> AzConfig {
             ..TrainingConfig::default()
         },
         eval: EvalConfig {
-            every: 300,
+            every: 100,
             games_vs_random: 20,
             games_vs_rollout: 0,
             rollout_simulations: 100,
             yardstick_games: 400,
-            simulations: 2400,
+            simulations: 800,
             threads: 2,
             final_games: 400,
             elo_pool: 3,
