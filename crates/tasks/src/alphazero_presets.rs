@@ -105,8 +105,8 @@ pub fn connect4() -> AzConfig {
 /// decays over the run. Search reads bf16 weights (1.55 times the games
 /// per minute of f32 here, the same bits elsewhere, more slowly).
 /// Evaluation searches 2,400 simulations a move: seeds 0-3 win 65.2 /
-/// 65.5 / 66.9 / 66.0% against pubeval there, 65.2 / 65.2 / 65.3 / 63.9% at
-/// 800 (at 100 the search loses to the network alone). Every
+/// 65.5 / 66.9 / 66.0% against pubeval there, 65.2 / 65.2 / 65.3 /
+/// 63.9% at 800 (at 100 the search loses to the network alone). Every
 /// 100 iterations the network alone plays 400 games against pubeval, the
 /// learning curve (against random the search wins every game from the
 /// first evaluation on, so 20 games there only anchor the ratings).
