@@ -32,7 +32,9 @@ pub struct ProfileReport {
     pub rows: Vec<ProfileRow>,
 }
 
-/// The workloads that can be profiled.
+/// The workloads that can be profiled. `az_forward/bB` is profiled on the
+/// tape's forward (training's), op by op; the benchmark of that name runs
+/// the tape-free inference copy, which has no ops to time.
 pub const PROFILED: &[&str] = &[
     "dqn_step/cube",
     "dqn_step/2048",
@@ -79,7 +81,7 @@ fn profile_here(name: &str, steps: usize) -> Option<ProfileReport> {
         }
         "az_forward/b1" | "az_forward/b8" | "az_forward/b64" => {
             let batch = name.trim_start_matches("az_forward/b").parse().ok()?;
-            let mut w = AzForward::new(batch);
+            let mut w = AzForward::on_tape(batch);
             (0..20).for_each(|_| drop(w.evaluate()));
             w.tape_mut().enable_profile();
             let start = Instant::now();

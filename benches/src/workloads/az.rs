@@ -1,14 +1,16 @@
 //! `az_forward/bB`: inference of the 283,477-parameter AlphaZero-style
-//! residual MLP of docs/ANCHORS.md at batch B: policy softmax and tanh value.
+//! residual MLP of docs/ANCHORS.md at batch B: policy softmax and tanh
+//! value, on the f32 inference copy search evaluates its leaves with
+//! (`PolicyValueInference`: weight rows padded to cache lines, made
+//! outside the timed call; the tape forward's outputs bit for bit).
 //! `az_forward/bB/bf16`: the same network and inputs through its bf16
-//! forward (`PolicyValueBf16`: bf16 weights converted once, outside the
-//! timed call; activations converted at each Linear's input; f32
+//! copy (bf16 weights; activations converted at each Linear's input; f32
 //! accumulation), as `mcts.inference = "bf16"` runs it.
 
 use super::StepResult;
 use super::filled;
 use crate::{Work, Workload};
-use minnow_nn::{Params, PolicyValueBf16, PolicyValueNet, PolicyValueNetConfig, Tape};
+use minnow_nn::{Params, PolicyValueInference, PolicyValueNet, PolicyValueNetConfig, Tape};
 use rand::SeedableRng;
 
 /// The network: 198 inputs, 4 residual blocks of width 140, 676 policy logits.
@@ -25,18 +27,24 @@ pub struct AzForward {
     input: Vec<f32>,
     policy: Vec<f32>,
     value: Vec<f32>,
-    /// The bf16 copy and its logits, for the `/bf16` variant.
-    bf16: Option<(PolicyValueBf16, Vec<f32>)>,
+    /// The inference copy (f32, or bf16 for `/bf16`) and its logits; none
+    /// for the f32 `/2thr` variant, which runs the tape.
+    copy: Option<(PolicyValueInference, Vec<f32>)>,
     /// A second bf16 copy for the rows of the second thread.
-    bf16_second: Option<PolicyValueBf16>,
+    bf16_second: Option<PolicyValueInference>,
 }
 
 impl AzForward {
-    /// The workload at `batch`.
+    /// The workload at `batch` on the f32 copy.
     pub fn new(batch: usize) -> Self {
+        Self::with_copy(batch, PolicyValueInference::f32)
+    }
+
+    fn with_copy(batch: usize, copy: fn(&PolicyValueNet, &Params) -> minnow_nn::Result<PolicyValueInference>) -> Self {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(2);
         let mut params = Params::new();
         let net = CONFIG.init(&mut params, "az", &mut rng).expect("valid network");
+        let copy = copy(&net, &params).expect("the store holds the network");
         Self {
             name: format!("az_forward/b{batch}"),
             net,
@@ -46,32 +54,42 @@ impl AzForward {
             input: filled(batch * CONFIG.inputs, 21).iter().map(|v| v.abs()).collect(),
             policy: vec![0.0; batch * CONFIG.policy],
             value: vec![0.0; batch],
-            bf16: None,
+            copy: Some((copy, vec![0.0; batch * CONFIG.policy])),
             bf16_second: None,
         }
     }
 
     /// On two threads of rayon's pool (`NAME/2thr`; the harness runs it
-    /// inside the pool). The f32 forward splits its matrix products,
-    /// LayerNorms and softmax by rows; the bf16 forward,
-    /// whose rows are independent all the way, gives each thread half the
-    /// batch on its own copy, softmax included.
+    /// inside the pool). The bf16 forward, whose rows are independent all
+    /// the way, gives each thread half the batch on its own copy, softmax
+    /// included. In f32 half a batch can take another kernel than the
+    /// whole and sum in another order, so the f32 variant runs the tape
+    /// forward with its matrix products, LayerNorms and softmax split by
+    /// rows (the kernel chosen once for the whole product), giving one
+    /// thread's bits.
     pub fn with_threads(mut self, threads: usize) -> Self {
         assert_eq!(threads, 2, "az_forward: one or two threads");
-        if self.bf16.is_some() {
-            self.bf16_second =
-                Some(PolicyValueBf16::new(&self.net, &self.params).expect("the store holds the network"));
+        match &self.copy {
+            Some((copy, _)) if copy.is_bf16() => {
+                self.bf16_second =
+                    Some(PolicyValueInference::bf16(&self.net, &self.params).expect("the store holds the network"));
+            }
+            _ => self.copy = None,
         }
         self.tape.set_gemm_threads(threads);
         self.name = format!("{}/{threads}thr", self.name);
         self
     }
 
-    /// The workload at `batch` on the bf16 forward (`az_forward/bB/bf16`).
+    /// The workload at `batch` on the tape's forward (the one training
+    /// runs), for profiles by op.
+    pub fn on_tape(batch: usize) -> Self {
+        Self { copy: None, ..Self::new(batch) }
+    }
+
+    /// The workload at `batch` on the bf16 copy (`az_forward/bB/bf16`).
     pub fn bf16(batch: usize) -> Self {
-        let mut w = Self::new(batch);
-        let bf16 = PolicyValueBf16::new(&w.net, &w.params).expect("the store holds the network");
-        w.bf16 = Some((bf16, vec![0.0; batch * CONFIG.policy]));
+        let mut w = Self::with_copy(batch, PolicyValueInference::bf16);
         w.name = format!("az_forward/b{batch}/bf16");
         w
     }
@@ -83,7 +101,7 @@ impl AzForward {
 
     /// One batched evaluation into the policy and value buffers.
     pub fn evaluate(&mut self) -> StepResult<()> {
-        if let (Some((first, logits)), Some(second)) = (&mut self.bf16, &mut self.bf16_second) {
+        if let (Some((first, logits)), Some(second)) = (&mut self.copy, &mut self.bf16_second) {
             let half = self.batch / 2;
             let (x0, x1) = self.input.split_at(half * CONFIG.inputs);
             let (l0, l1) = logits.split_at_mut(half * CONFIG.policy);
@@ -101,8 +119,8 @@ impl AzForward {
             );
             return Ok(());
         }
-        if let Some((bf16, logits)) = &mut self.bf16 {
-            bf16.forward(&self.input, logits, &mut self.value);
+        if let Some((copy, logits)) = &mut self.copy {
+            copy.forward(&self.input, logits, &mut self.value);
             minnow_kernels::softmax_rows(logits, CONFIG.policy, &mut self.policy);
             return Ok(());
         }

@@ -163,6 +163,17 @@ kernel! {
     }
 }
 
+/// A Linear's epilogue on its product y [rows, outputs]: add the bias if
+/// there is one, then ReLU if asked (fused when both).
+pub fn linear_epilogue(y: &mut [f32], bias: Option<&[f32]>, relu: bool) {
+    match (bias, relu) {
+        (Some(b), true) => bias_relu_inplace(y, b),
+        (Some(b), false) => bias_add_inplace(y, b),
+        (None, true) => y.iter_mut().for_each(|v| *v = v.max(0.0)),
+        (None, false) => {}
+    }
+}
+
 kernel! {
     /// In-place broadcast bias add on rows of `bias.len()`.
     pub fn bias_add_inplace(x: &mut [f32], bias: &[f32]);

@@ -79,8 +79,8 @@ fn a_bad_inference_value_is_an_error_naming_the_key() {
 
 /// The bf16 evaluator's logits and values stay within 0.05 of the f32
 /// evaluator's (the network-level bound of `minnow-nn`'s
-/// `tests/policy_value_bf16.rs`), and a new snapshot reaches it through
-/// `set_params`.
+/// `tests/policy_value_inference.rs`), and a new snapshot reaches it
+/// through `set_params`.
 #[test]
 fn the_bf16_evaluator_is_close_to_the_f32_one_and_follows_new_snapshots() {
     for policy in [9, 40] {

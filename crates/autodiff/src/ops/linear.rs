@@ -49,12 +49,7 @@ impl Graph<'_> {
             1.0,
             threads,
         );
-        match (b.is_some(), relu) {
-            (true, true) => k::bias_relu_inplace(yv, bv),
-            (true, false) => k::bias_add_inplace(yv, bv),
-            (false, true) => yv.iter_mut().for_each(|v| *v = v.max(0.0)),
-            (false, false) => {}
-        }
+        k::linear_epilogue(yv, b.map(|_| &*bv), relu);
         let kind = if relu { OpKind::LinearRelu } else { OpKind::Linear };
         self.record(kind, inputs, y, Block::EMPTY, IndexBlock::EMPTY, 0.0);
         Ok(y)

@@ -24,11 +24,13 @@ pub enum ChanceMode {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Inference {
-    /// The f32 forward the network trains with.
+    /// The f32 forward the network trains with (bit for bit), on a copy
+    /// of the weights with rows padded to cache lines
+    /// (`minnow_nn::PolicyValueInference`).
     #[default]
     F32,
     /// Every Linear on bf16 weights and activations with f32 accumulation
-    /// (`minnow_nn::PolicyValueBf16`), the weights converted once per
+    /// (`minnow_nn::PolicyValueInference`), the weights converted once per
     /// snapshot; logits and values within a few hundredths of the f32
     /// forward's (docs/DESIGN.md, "Compute").
     Bf16,

@@ -2,32 +2,29 @@
 
 use super::{Evaluator, Inference};
 use crate::{Result, RlError};
-use minnow_autodiff::{Params, Tape};
+use minnow_autodiff::Params;
 use minnow_envs::Game;
-use minnow_nn::{PolicyValueBf16, PolicyValueNet};
+use minnow_nn::{PolicyValueInference, PolicyValueNet};
 use std::marker::PhantomData;
 use std::sync::Arc;
 
 /// A policy/value network as a leaf evaluator: observations of the batch
-/// go through the network in one inference pass (no tape recording), the
-/// logits and tanh values come back. The parameters are a shared snapshot
-/// ([`NetEvaluator::set_params`] swaps in a newer one); the tape and the
-/// observation buffer are this evaluator's own, so evaluators on different
-/// threads share nothing mutable. After the largest batch has been seen
-/// once, evaluating allocates nothing.
-///
-/// With [`Inference::Bf16`] the forward runs on a bf16 copy of the
-/// snapshot's weights ([`PolicyValueBf16`]), converted when the evaluator
-/// is built and at each [`NetEvaluator::set_params`] (into the same
-/// buffers: no allocation); the f32 path is then not used at all.
+/// go through the network in one forward pass, the logits and tanh values
+/// come back. The forward runs on the evaluator's own copy of a shared
+/// parameter snapshot ([`PolicyValueInference`], no tape): in f32 with
+/// weight rows padded to cache lines, giving the tape forward's outputs
+/// bit for bit, or in bf16 under [`Inference::Bf16`]. The copy is made
+/// when the evaluator is built and refreshed by
+/// [`NetEvaluator::set_params`] into the same buffers, so evaluators on
+/// different threads share nothing mutable, and after the largest batch
+/// has been seen once, evaluating allocates nothing.
 pub struct NetEvaluator<G> {
-    net: PolicyValueNet,
     params: Arc<Params>,
-    tape: Tape,
+    copy: PolicyValueInference,
     obs: Vec<f32>,
-    /// The bf16 copy and its policy logits (all of the network's, which
-    /// may be more than the game's actions), under `Inference::Bf16`.
-    bf16: Option<(PolicyValueBf16, Vec<f32>)>,
+    /// All of the network's policy logits, when the head is wider than
+    /// the game's actions.
+    wide: Vec<f32>,
     game: PhantomData<fn() -> G>,
 }
 
@@ -35,7 +32,7 @@ impl<G> std::fmt::Debug for NetEvaluator<G> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NetEvaluator")
             .field("params", &self.params.numel())
-            .field("bf16", &self.bf16.is_some())
+            .field("bf16", &self.copy.is_bf16())
             .finish()
     }
 }
@@ -50,27 +47,25 @@ impl<G: Game> NetEvaluator<G> {
     /// As [`NetEvaluator::new`], the forward at `inference`'s precision.
     pub fn with_inference(net: &PolicyValueNet, params: Arc<Params>, inference: Inference) -> Result<Self> {
         check_network::<G>(net, &params)?;
-        let bf16 = match inference {
-            Inference::F32 => None,
-            Inference::Bf16 => Some((PolicyValueBf16::new(net, &params)?, Vec::new())),
+        let copy = match inference {
+            Inference::F32 => PolicyValueInference::f32(net, &params)?,
+            Inference::Bf16 => PolicyValueInference::bf16(net, &params)?,
         };
-        Ok(Self { net: net.clone(), params, tape: Tape::new(), obs: Vec::new(), bf16, game: PhantomData })
+        Ok(Self { params, copy, obs: Vec::new(), wide: Vec::new(), game: PhantomData })
     }
 
-    /// Swaps in another snapshot of the same layout (and converts it to
-    /// bf16 under `Inference::Bf16`).
+    /// Swaps in another snapshot of the same layout, copied into the
+    /// evaluator's weights.
     pub fn set_params(&mut self, params: Arc<Params>) -> Result<()> {
         self.params.check_layout(&params)?;
-        if let Some((bf16, _)) = &mut self.bf16 {
-            bf16.refresh(&params)?;
-        }
+        self.copy.refresh(&params)?;
         self.params = params;
         Ok(())
     }
 
     /// The precision the forward runs at.
     pub fn inference(&self) -> Inference {
-        if self.bf16.is_some() { Inference::Bf16 } else { Inference::F32 }
+        if self.copy.is_bf16() { Inference::Bf16 } else { Inference::F32 }
     }
 
     /// The parameter snapshot evaluated.
@@ -118,37 +113,24 @@ impl<G: Game> Evaluator<G> for NetEvaluator<G> {
         for (state, row) in states.iter().zip(self.obs.chunks_exact_mut(width)) {
             state.observe(row);
         }
-        if let Some((bf16, wide)) = &mut self.bf16 {
-            let (a, policy) = (G::ACTIONS, bf16.policy_outputs());
-            if policy == a {
-                bf16.forward(&self.obs[..n * width], logits, values);
-            } else {
-                if wide.len() < n * policy {
-                    wide.resize(n * policy, 0.0);
-                }
-                bf16.forward(&self.obs[..n * width], &mut wide[..n * policy], values);
-                game_logits(&wide[..n * policy], policy, a, logits);
-            }
+        let (a, policy) = (G::ACTIONS, self.copy.policy_outputs());
+        // A network for this game writes its logits directly.
+        if policy == a {
+            self.copy.forward(&self.obs[..n * width], logits, values);
             return;
         }
-        let mut g = self.tape.inference(&self.params);
-        // Shapes were checked when the evaluator was built.
-        let x = g.input(&[n, width], &self.obs[..n * width]).expect("NetEvaluator: observation batch shape");
-        let (l, v) = self.net.forward(&mut g, x).expect("NetEvaluator: network checked against the game");
-        let all = g.value(l);
-        game_logits(all, all.len() / n, G::ACTIONS, logits);
-        values.copy_from_slice(g.value(v));
+        if self.wide.len() < n * policy {
+            self.wide.resize(n * policy, 0.0);
+        }
+        self.copy.forward(&self.obs[..n * width], &mut self.wide[..n * policy], values);
+        game_logits(&self.wide[..n * policy], policy, a, logits);
     }
 }
 
 /// The first `actions` of every row of `width` logits: a policy head wider
 /// than the game's actions keeps its first ones.
 fn game_logits(all: &[f32], width: usize, actions: usize, logits: &mut [f32]) {
-    if width == actions {
-        logits.copy_from_slice(all);
-    } else {
-        for (dst, src) in logits.chunks_exact_mut(actions).zip(all.chunks_exact(width)) {
-            dst.copy_from_slice(&src[..actions]);
-        }
+    for (dst, src) in logits.chunks_exact_mut(actions).zip(all.chunks_exact(width)) {
+        dst.copy_from_slice(&src[..actions]);
     }
 }

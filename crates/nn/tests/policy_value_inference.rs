@@ -1,10 +1,11 @@
-//! The bf16 inference forward of a `PolicyValueNet` against its f32
-//! forward: the error bound asserted on docs/ANCHORS.md's 283K network,
-//! refreshes that follow the weights, no allocation in the steady state.
+//! The tape-free inference copies of a `PolicyValueNet` against its tape
+//! forward: the f32 copy bit for bit, the bf16 copy within the error
+//! bound asserted on docs/ANCHORS.md's 283K network; refreshes that follow
+//! the weights, no allocation in the steady state.
 
 use minnow_arena::{CountingAlloc, count_allocations};
 use minnow_kernels as k;
-use minnow_nn::{Params, PolicyValueBf16, PolicyValueNet, PolicyValueNetConfig, Tape};
+use minnow_nn::{Params, PolicyValueInference, PolicyValueNet, PolicyValueNetConfig, Tape};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -15,28 +16,47 @@ static ALLOC: CountingAlloc = CountingAlloc;
 /// width 140, 676 policy logits.
 const CONFIG: PolicyValueNetConfig = PolicyValueNetConfig { inputs: 198, width: 140, blocks: 4, policy: 676 };
 
+/// The az-backgammon preset's network: 202 inputs, 2 blocks of width 256
+/// (whole cache lines), 156 policy logits.
+const BACKGAMMON: PolicyValueNetConfig = PolicyValueNetConfig { inputs: 202, width: 256, blocks: 2, policy: 156 };
+
 fn network(seed: u64) -> (PolicyValueNet, Params) {
+    network_of(CONFIG, seed)
+}
+
+fn network_of(config: PolicyValueNetConfig, seed: u64) -> (PolicyValueNet, Params) {
     let mut params = Params::new();
-    let net = CONFIG.init(&mut params, "az", &mut Pcg64Mcg::seed_from_u64(seed)).unwrap();
+    let net = config.init(&mut params, "az", &mut Pcg64Mcg::seed_from_u64(seed)).unwrap();
     (net, params)
 }
 
 /// Observations like the games': values in [0, 1), a third of them 0.
 fn observations(rows: usize, seed: u64) -> Vec<f32> {
-    let mut rng = Pcg64Mcg::seed_from_u64(seed);
-    (0..rows * CONFIG.inputs).map(|_| if rng.random::<f32>() < 0.33 { 0.0 } else { rng.random::<f32>() }).collect()
+    observations_of(CONFIG.inputs, rows, seed)
 }
 
+fn observations_of(inputs: usize, rows: usize, seed: u64) -> Vec<f32> {
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    (0..rows * inputs).map(|_| if rng.random::<f32>() < 0.33 { 0.0 } else { rng.random::<f32>() }).collect()
+}
+
+/// The tape's forward in inference mode on one thread: logits and values.
 fn f32_forward(net: &PolicyValueNet, params: &Params, x: &[f32], rows: usize) -> (Vec<f32>, Vec<f32>) {
     let mut tape = Tape::new();
     let mut g = tape.inference(params);
-    let input = g.input(&[rows, CONFIG.inputs], x).unwrap();
+    let input = g.input(&[rows, net.stem.inputs], x).unwrap();
     let (l, v) = net.forward(&mut g, input).unwrap();
     (g.value(l).to_vec(), g.value(v).to_vec())
 }
 
 /// The largest |bf16 - f32| over the logits and over the values.
-fn errors(bf16: &mut PolicyValueBf16, net: &PolicyValueNet, params: &Params, rows: usize, seed: u64) -> (f32, f32) {
+fn errors(
+    bf16: &mut PolicyValueInference,
+    net: &PolicyValueNet,
+    params: &Params,
+    rows: usize,
+    seed: u64,
+) -> (f32, f32) {
     let x = observations(rows, seed);
     let (want_l, want_v) = f32_forward(net, params, &x, rows);
     let (mut l, mut v) = (vec![0.0; rows * CONFIG.policy], vec![0.0; rows]);
@@ -62,7 +82,7 @@ fn errors(bf16: &mut PolicyValueBf16, net: &PolicyValueNet, params: &Params, row
 #[test]
 fn the_bf16_forward_stays_within_the_bound_of_the_f32_forward() {
     let (net, params) = network(2);
-    let mut bf16 = PolicyValueBf16::new(&net, &params).unwrap();
+    let mut bf16 = PolicyValueInference::bf16(&net, &params).unwrap();
     let (mut logits, mut values) = (0.0f32, 0.0f32);
     for level in k::supported_levels() {
         for (i, rows) in [1, 8, 17, 64].into_iter().enumerate() {
@@ -79,7 +99,7 @@ fn the_bf16_forward_stays_within_the_bound_of_the_f32_forward() {
 #[test]
 fn every_level_gives_the_same_outputs() {
     let (net, params) = network(3);
-    let mut bf16 = PolicyValueBf16::new(&net, &params).unwrap();
+    let mut bf16 = PolicyValueInference::bf16(&net, &params).unwrap();
     let x = observations(9, 4);
     let mut outputs = vec![];
     for level in k::supported_levels() {
@@ -98,7 +118,7 @@ fn every_level_gives_the_same_outputs() {
 #[test]
 fn refresh_follows_the_weights() {
     let (net, mut params) = network(5);
-    let mut bf16 = PolicyValueBf16::new(&net, &params).unwrap();
+    let mut bf16 = PolicyValueInference::bf16(&net, &params).unwrap();
     let before = errors(&mut bf16, &net, &params, 8, 6);
     for v in params.values_mut() {
         *v = -*v * 1.5;
@@ -116,23 +136,61 @@ fn a_store_of_another_network_is_refused() {
     let mut other = Params::new();
     let small = PolicyValueNetConfig { inputs: 198, width: 64, blocks: 4, policy: 676 };
     small.init(&mut other, "az", &mut Pcg64Mcg::seed_from_u64(1)).unwrap();
-    let err = PolicyValueBf16::new(&net, &other).unwrap_err().to_string();
-    assert!(err.contains("PolicyValueBf16") && err.contains("needs"), "{err}");
+    for copy in [PolicyValueInference::f32(&net, &other), PolicyValueInference::bf16(&net, &other)] {
+        let err = copy.unwrap_err().to_string();
+        assert!(err.contains("PolicyValueInference") && err.contains("needs"), "{err}");
+    }
 }
 
 #[test]
 fn refresh_and_forward_allocate_nothing_after_warm_up() {
     let (net, params) = network(7);
-    let mut bf16 = PolicyValueBf16::new(&net, &params).unwrap();
     let x = observations(64, 8);
     let (mut l, mut v) = (vec![0.0; 64 * CONFIG.policy], vec![0.0; 64]);
-    bf16.forward(&x, &mut l, &mut v);
-    let (_, on_thread, _) = count_allocations(|| {
-        bf16.refresh(&params).unwrap();
-        for rows in [1, 8, 64, 3] {
-            let r = rows * CONFIG.inputs;
-            bf16.forward(&x[..r], &mut l[..rows * CONFIG.policy], &mut v[..rows]);
+    for mut copy in
+        [PolicyValueInference::f32(&net, &params).unwrap(), PolicyValueInference::bf16(&net, &params).unwrap()]
+    {
+        copy.forward(&x, &mut l, &mut v);
+        let (_, on_thread, _) = count_allocations(|| {
+            copy.refresh(&params).unwrap();
+            for rows in [1, 8, 64, 3] {
+                let r = rows * CONFIG.inputs;
+                copy.forward(&x[..r], &mut l[..rows * CONFIG.policy], &mut v[..rows]);
+            }
+        });
+        assert_eq!(on_thread.allocations, 0, "bf16: {}", copy.is_bf16());
+    }
+}
+
+/// The f32 copy gives the tape forward's outputs bit for bit, at every
+/// SIMD level, batch size and kernel route: on the benchmark network
+/// (every weight row 198 or 140 floats, so padded) and on the
+/// backgammon preset's (hidden rows already whole cache lines), and
+/// again after a refresh to new weights.
+#[test]
+fn the_f32_copy_gives_the_tape_forward_bit_for_bit() {
+    for (config, seed) in [(CONFIG, 11), (BACKGAMMON, 12)] {
+        let (net, mut params) = network_of(config, seed);
+        let mut copy = PolicyValueInference::f32(&net, &params).unwrap();
+        assert!(!copy.is_bf16());
+        for round in 0..2 {
+            for level in k::supported_levels() {
+                for rows in [1, 3, 8, 17, 64] {
+                    let x = observations_of(config.inputs, rows, seed + rows as u64);
+                    let (want_l, want_v) = k::with_level(level, || f32_forward(&net, &params, &x, rows));
+                    let (mut l, mut v) = (vec![0.0; rows * config.policy], vec![0.0; rows]);
+                    k::with_level(level, || copy.forward(&x, &mut l, &mut v));
+                    let same = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(p, q)| p.to_bits() == q.to_bits());
+                    assert!(
+                        same(&l, &want_l) && same(&v, &want_v),
+                        "{config:?}, round {round}, {level:?}, batch {rows}: the f32 copy differs from the tape"
+                    );
+                }
+            }
+            for v in params.values_mut() {
+                *v = -*v * 1.5;
+            }
+            copy.refresh(&params).unwrap();
         }
-    });
-    assert_eq!(on_thread.allocations, 0);
+    }
 }
