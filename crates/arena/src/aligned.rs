@@ -6,6 +6,14 @@ use std::ptr::NonNull;
 /// Alignment of every buffer: one cache line, and one AVX-512 register.
 pub const ALIGN: usize = 64;
 
+/// Floats per cache line.
+pub const LINE_FLOATS: usize = ALIGN / size_of::<f32>();
+
+/// `floats` rounded up to whole cache lines.
+pub fn whole_lines(floats: usize) -> usize {
+    floats.div_ceil(LINE_FLOATS) * LINE_FLOATS
+}
+
 /// A fixed-length, zero-initialised, 64-byte aligned `f32` buffer.
 pub struct AlignedBuf {
     ptr: NonNull<f32>,

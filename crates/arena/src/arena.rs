@@ -2,8 +2,6 @@ use crate::aligned::AlignedBuf;
 use std::cell::{Cell, UnsafeCell};
 use std::fmt;
 
-/// Floats per cache line: every allocation starts on a 64-byte boundary.
-const LINE: usize = crate::ALIGN / size_of::<f32>();
 const FIRST_CHUNK: usize = 16 * 1024;
 
 /// A bump allocator for per-step temporaries.
@@ -157,8 +155,9 @@ impl fmt::Debug for Arena {
     }
 }
 
+/// Every allocation starts on a 64-byte boundary, and takes at least a line.
 fn round_up(len: usize) -> usize {
-    len.div_ceil(LINE).max(1) * LINE
+    crate::whole_lines(len.max(1))
 }
 
 #[cfg(test)]
@@ -202,7 +201,7 @@ mod tests {
         arena.rewind(mark);
         assert_eq!(arena.used_floats(), mark.total);
         let _ = arena.alloc(5);
-        assert_eq!(arena.used_floats(), 2 * LINE);
+        assert_eq!(arena.used_floats(), 2 * crate::LINE_FLOATS);
     }
 
     #[test]

@@ -1,9 +1,6 @@
 use crate::aligned::AlignedBuf;
 use std::ops::Range;
 
-/// Floats per cache line: every block starts on a 64-byte boundary.
-const LINE: usize = crate::ALIGN / size_of::<f32>();
-
 /// A per-step arena addressed by offsets instead of references: blocks are
 /// `Range<usize>`s into one contiguous aligned buffer, so a tape can keep
 /// them in plain vectors. While warming up the buffer grows (by doubling,
@@ -27,7 +24,7 @@ impl FlatArena {
         let end = start + len;
         // The next block starts on a line boundary, which must lie inside
         // the buffer too.
-        let next = start + len.div_ceil(LINE) * LINE;
+        let next = start + crate::whole_lines(len);
         if next > self.buf.len() {
             let mut bigger = AlignedBuf::zeros((2 * self.buf.len()).max(next).max(4096));
             bigger[..self.used].copy_from_slice(&self.buf[..self.used]);
@@ -104,7 +101,7 @@ mod tests {
         // Past the initial 4096 floats, not a multiple of a line.
         let a = arena.alloc_copy(&[1.5; 5000]);
         let b = arena.alloc_copy(&[2.5; 3]);
-        assert!(b.start >= a.end && b.start.is_multiple_of(LINE));
+        assert!(b.start >= a.end && b.start.is_multiple_of(crate::LINE_FLOATS));
         assert!(arena.get(a).iter().all(|&x| x == 1.5));
         assert_eq!(arena.get(b), &[2.5; 3]);
     }
@@ -114,7 +111,7 @@ mod tests {
         let mut arena = FlatArena::new();
         let a = arena.alloc_copy(&[1.0, 2.0, 3.0]);
         let b = arena.alloc(100_000);
-        assert_eq!(b.start % LINE, 0);
+        assert_eq!(b.start % crate::LINE_FLOATS, 0);
         assert_eq!(arena.get(a), &[1.0, 2.0, 3.0]);
         assert!(arena.get(b).iter().all(|&x| x == 0.0));
     }

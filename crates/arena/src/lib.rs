@@ -37,7 +37,7 @@ mod counting;
 mod flat;
 mod split;
 
-pub use aligned::{ALIGN, AlignedBuf};
+pub use aligned::{ALIGN, AlignedBuf, LINE_FLOATS, whole_lines};
 pub use arena::{Arena, ArenaMark};
 pub use counting::{AllocStats, CountingAlloc, count_allocations, global_stats, thread_stats};
 pub use flat::FlatArena;

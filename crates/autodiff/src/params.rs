@@ -3,9 +3,6 @@ use minnow_arena::AlignedBuf;
 use minnow_tensor::Shape;
 use std::ops::Range;
 
-/// Floats per cache line: every parameter starts on a 64-byte boundary.
-const LINE: usize = minnow_arena::ALIGN / size_of::<f32>();
-
 /// A parameter's handle: an index into its [`Params`] store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ParamId(pub(crate) u32);
@@ -54,7 +51,8 @@ impl Params {
         let shape = Shape::new(dims)?;
         let start = self.used;
         let end = start + shape.numel();
-        self.used = start + shape.numel().div_ceil(LINE) * LINE;
+        // Every parameter starts on a 64-byte boundary.
+        self.used = start + minnow_arena::whole_lines(shape.numel());
         if self.used > self.values.len() {
             let capacity = self.used.max(2 * self.values.len());
             for buf in [&mut self.values, &mut self.grads] {
@@ -214,7 +212,7 @@ mod tests {
         let b = p.add("b", &[2, 2], |v| v.fill(2.0)).unwrap();
         assert_eq!(p.value(a), &[1.0; 3]);
         assert_eq!(p.value(b), &[2.0; 4]);
-        assert_eq!(p.range(b).start % LINE, 0);
+        assert_eq!(p.range(b).start % minnow_arena::LINE_FLOATS, 0);
         assert_eq!(p.numel(), 7);
         assert_eq!(p.find("b"), Some(b));
         p.grad_mut(b)[0] = 5.0;

@@ -11,12 +11,9 @@
 //!   the skip connections and the tanh stay f32.
 
 use crate::{LayerNorm, Linear, PolicyValueNet, config_error};
-use minnow_arena::{ALIGN, AlignedBuf};
+use minnow_arena::{AlignedBuf, whole_lines};
 use minnow_autodiff::{ParamId, Params};
-use minnow_kernels::{self as k, PackedBf16, View, ViewMut};
-
-/// Floats per cache line: f32 weight rows are padded to a multiple.
-const LINE: usize = ALIGN / size_of::<f32>();
+use minnow_kernels::{self as k, PackedBf16, Par, View, ViewMut};
 
 /// One Linear's weight in its precision's layout.
 #[derive(Clone, Debug)]
@@ -42,7 +39,7 @@ impl PackedLinear {
         let weights = if bf16 {
             Weights::Bf16(vec![0; k::packed_bf16_len(layer.outputs, layer.inputs)])
         } else {
-            let stride = layer.inputs.div_ceil(LINE) * LINE;
+            let stride = whole_lines(layer.inputs);
             Weights::F32 { rows: AlignedBuf::zeros(layer.outputs * stride), stride }
         };
         Self { layer, weights, bias }
@@ -72,7 +69,7 @@ impl PackedLinear {
             Weights::F32 { rows, stride } => {
                 let batch = x.len() / l.inputs;
                 let w = View::with_ld(rows, l.outputs, l.inputs, *stride).t();
-                k::gemm_threads(ViewMut::new(y, batch, l.outputs), 0.0, View::new(x, batch, l.inputs), w, 1.0, 1);
+                k::gemm(ViewMut::new(y, batch, l.outputs), 0.0, View::new(x, batch, l.inputs), w, 1.0, Par::Seq);
                 k::linear_epilogue(y, bias, relu);
             }
             Weights::Bf16(packed) => {
