@@ -85,7 +85,9 @@ impl CubeSolverConfig {
     }
 }
 
-pub(crate) fn default_out() -> PathBuf {
+/// Where the bar test keeps its run (`cargo xtask train cube-solver` writes there too).
+#[cfg(test)]
+pub(crate) fn default_out() -> std::path::PathBuf {
     crate::workspace_root().join("runs").join(TASK)
 }
 

@@ -26,9 +26,10 @@ use std::time::Instant;
 pub struct EvalArgs {
     /// The task whose agent is evaluated: az-connect4, az-backgammon or td-backgammon.
     task: String,
-    /// The run directory (or its checkpoint.safetensors file).
+    /// The run directory (or its checkpoint.safetensors file); default: the
+    /// task's shipped agent in agents/TASK.
     #[arg(long)]
-    checkpoint: PathBuf,
+    checkpoint: Option<PathBuf>,
     /// MCTS simulations per move (default: the run's eval.simulations).
     #[arg(long)]
     simulations: Option<u32>,
@@ -56,7 +57,7 @@ pub use minnow_rl::alphazero::EVAL_SEED;
 pub const PUBEVAL_GAMES: usize = 5000;
 
 pub fn run(args: EvalArgs) -> Result<(), String> {
-    let path = if args.checkpoint.is_dir() { args.checkpoint.join("checkpoint.safetensors") } else { args.checkpoint };
+    let path = crate::agents::checkpoint_or_shipped(args.checkpoint.as_deref(), &args.task)?;
     if !path.exists() {
         return Err(format!("--checkpoint: no checkpoint at {}", path.display()));
     }

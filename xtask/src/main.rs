@@ -1,5 +1,6 @@
 //! `cargo xtask`: minnow's command line (train, bench, profile, eval, play, solve).
 
+mod agents;
 mod az_task;
 mod bench;
 #[cfg(test)]
@@ -55,6 +56,9 @@ enum Command {
     Play(play::PlayArgs),
     /// Solve puzzles with a trained cost-to-go and search (`solve cube`).
     Solve(solve::SolveArgs),
+    /// Write a run's trained agent (its weights alone) into agents/TASK,
+    /// where play, eval and solve find it without --checkpoint.
+    Ship(agents::ShipArgs),
 }
 
 fn main() -> ExitCode {
@@ -79,6 +83,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => eval::run(args).map_err(Into::into),
         Command::Play(args) => play::run(args).map_err(Into::into),
         Command::Solve(args) => solve::run(args).map_err(Into::into),
+        Command::Ship(args) => agents::run(args).map_err(Into::into),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

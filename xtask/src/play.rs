@@ -18,9 +18,10 @@ use std::path::PathBuf;
 pub struct PlayArgs {
     /// The game: connect4, tictactoe or backgammon.
     game: String,
-    /// The run directory (or its checkpoint.safetensors file).
+    /// The run directory (or its checkpoint.safetensors file); default: the
+    /// shipped agent (agents/az-connect4, agents/td-backgammon).
     #[arg(long)]
-    checkpoint: PathBuf,
+    checkpoint: Option<PathBuf>,
     /// The agent's MCTS simulations per move (default: the run's eval.simulations).
     #[arg(long)]
     simulations: Option<u32>,
@@ -101,8 +102,12 @@ impl Board for TicTacToe {
 }
 
 pub fn run(args: PlayArgs) -> Result<(), String> {
-    let path =
-        if args.checkpoint.is_dir() { args.checkpoint.join("checkpoint.safetensors") } else { args.checkpoint.clone() };
+    let task = match args.game.as_str() {
+        "connect4" => "az-connect4",
+        "backgammon" => "td-backgammon",
+        game => &format!("az-{game}"),
+    };
+    let path = crate::agents::checkpoint_or_shipped(args.checkpoint.as_deref(), task)?;
     if args.simulations == Some(0) {
         return Err("--simulations: expected at least 1, found 0".into());
     }

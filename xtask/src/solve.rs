@@ -5,7 +5,7 @@
 
 use crate::cube_eval::{DIAMETER, greedy_table, greedy_text, solver_table, solver_text};
 use crate::cube_puzzle::{Cube, format_moves, parse_scramble};
-use crate::cube_task::{CubeSolverConfig, default_out};
+use crate::cube_task::CubeSolverConfig;
 use clap::Args;
 use minnow_envs::cube2::STATE_COUNT;
 use minnow_envs::{CubeDistances, CubeState};
@@ -33,7 +33,7 @@ pub struct SolveArgs {
     #[arg(long)]
     evaluate: Option<usize>,
     /// A run directory of `cargo xtask train cube-solver`, or its checkpoint
-    /// file (default: runs/cube-solver).
+    /// file (default: the shipped agent, agents/cube-solver).
     #[arg(long)]
     checkpoint: Option<PathBuf>,
     /// The path-cost weight of f = lambda g + h (default: the task's, 0.8).
@@ -64,7 +64,7 @@ pub fn run(args: SolveArgs) -> Result<(), String> {
         (None, None, Some(_)) => Vec::new(),
         (None, None, None) => return Err("solve: give --scramble \"R U F' ...\", --random N or --evaluate N".into()),
     };
-    let checkpoint = checkpoint_file(args.checkpoint.as_deref());
+    let checkpoint = crate::agents::checkpoint_or_shipped(args.checkpoint.as_deref(), "cube-solver")?;
     let mut heuristic = load(&checkpoint)?;
     if let Some(count) = args.evaluate {
         if count == 0 {
@@ -114,12 +114,6 @@ fn random_positions(count: usize, distance: Option<usize>, seed: u64) -> Result<
                 .collect()
         }
     }
-}
-
-/// `--checkpoint` as a file: a directory holds `checkpoint.safetensors`.
-fn checkpoint_file(arg: Option<&Path>) -> PathBuf {
-    let path = arg.map_or_else(default_out, Path::to_path_buf);
-    if path.is_dir() { path.join("checkpoint.safetensors") } else { path }
 }
 
 /// The cost-to-go in the checkpoint at `path`, or an error saying what is

@@ -165,7 +165,7 @@ impl Window {
     }
 }
 
-const WEIGHTS: &str = "td.params";
+pub const WEIGHTS: &str = "td.params";
 
 /// A checkpoint's network and what it was trained with.
 pub struct Saved {

@@ -466,6 +466,7 @@ impl<'a> Graph<'a> {
     /// in the store gains d loss / d parameter (gradients accumulate; zero
     /// them between steps with `Params::zero_grads`).
     pub fn backward(&mut self, loss: Var) -> Result<()> {
+        minnow_kernels::warn_if_unoptimized();
         let shape = self.shape(loss);
         if shape.numel() != 1 {
             return Err(Error::NotScalar { shape });

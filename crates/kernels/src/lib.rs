@@ -47,6 +47,7 @@ pub mod reference;
 pub mod small_gemm;
 mod softmax;
 mod split_rows;
+mod unoptimized;
 
 pub use activation::*;
 pub use adam::{AdamParams, adam_step};
@@ -63,6 +64,7 @@ pub use peak::fma_peak_probe;
 pub use reduce::*;
 pub use softmax::*;
 pub use split_rows::split_rows;
+pub use unoptimized::{UNOPTIMIZED, UNOPTIMIZED_WARNING, warn_if_unoptimized};
 
 /// Whether a kernel overwrites its destination or adds into it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -215,6 +215,26 @@ impl RunCheckpoint {
     pub fn into_inner(self) -> Checkpoint {
         self.inner
     }
+
+    /// Writes the trained agent alone to `path`: the tensors whose names
+    /// start with one of `keep` (`model.`), and the header and metadata,
+    /// which say what the agent is; replay, optimiser state and every other
+    /// tensor are left out. The file reads back as a run checkpoint of the
+    /// same task, for evaluation and play (not to resume: the state is
+    /// gone). Returns how many tensors were kept; keeping none is an error.
+    pub fn write_agent(&self, keep: &[&str], path: &Path) -> Result<usize> {
+        let leave_out: Vec<&str> = self.inner.names().filter(|n| !keep.iter().any(|k| n.starts_with(k))).collect();
+        let kept = self.inner.names().count() - leave_out.len();
+        if kept == 0 {
+            return Err(TrainError::Config {
+                field: "keep",
+                expected: "tensor prefixes that name the agent's weights",
+                found: format!("{keep:?}, which match no tensor of {}", self.path.display()),
+            });
+        }
+        self.inner.rewrite(&leave_out).meta("agent", "weights only").save(path)?;
+        Ok(kept)
+    }
 }
 
 /// A config's identity for [`Run::identity`](crate::Run::identity): the
