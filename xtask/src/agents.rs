@@ -64,3 +64,108 @@ pub fn run(args: ShipArgs) -> Result<(), String> {
     println!("{}: {kept} tensors of {} at step {}, {bytes} bytes", out.display(), from.display(), run.step().map_err(|e| e.to_string())?);
     Ok(())
 }
+
+/// Each shipped agent reproduces the figures its card lists under
+/// "Checked by the tests": slices of its yardsticks small enough for the
+/// test suite, computed exactly as the card's command computed them (runs
+/// and evaluations are deterministic). A change to the engine that alters
+/// what an agent plays fails here.
+#[cfg(test)]
+mod tests {
+    use super::shipped;
+    use crate::pubeval_match::{WholeTurnPlayer, points_match};
+    use crate::td_backgammon::TdChooser;
+    use minnow_envs::connect4::pons::{self, PONS_SETS};
+    use minnow_envs::ConnectFour;
+    use minnow_envs::backgammon::pubeval::Pubeval;
+    use minnow_rl::alphazero::{AzAgent, Player, PolicyPlayer, net_player};
+    use minnow_rl::mcts::NetEvaluator;
+    use std::sync::Arc;
+
+    /// The figure in row `what` of the card's "Checked by the tests" table.
+    fn card_figure(task: &str, what: &str) -> String {
+        let path = crate::workspace_root().join("agents").join(task).join("README.md");
+        let card = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let checked = card.split("## Checked by the tests").nth(1).unwrap_or_else(|| {
+            panic!("{}: no section '## Checked by the tests'", path.display());
+        });
+        checked
+            .lines()
+            .filter_map(|line| line.strip_prefix("| "))
+            .filter_map(|row| row.split_once(" | "))
+            .find(|(name, _)| *name == what)
+            .map(|(_, figure)| figure.trim_end_matches(" |").trim().to_string())
+            .unwrap_or_else(|| panic!("{}: no row '{what}' under 'Checked by the tests'", path.display()))
+    }
+
+    fn check(task: &str, what: &str, computed: String) {
+        assert_eq!(computed, card_figure(task, what), "{task}: '{what}' differs from agents/{task}/README.md");
+    }
+
+    /// Pons positions each row checks, and the positions MCTS searches.
+    const PONS_SLICE: usize = 500;
+    const MCTS_SLICE: usize = 40;
+
+    #[test]
+    fn az_connect4_reproduces_its_card() {
+        let task = "az-connect4";
+        let agent = AzAgent::load::<ConnectFour>(&shipped(task)).unwrap();
+        let inference = agent.config.mcts.inference;
+        for (set, label) in PONS_SETS {
+            let path = crate::workspace_root().join("data/connect4-pons").join(format!("{set}.jsonl.gz"));
+            let positions = pons::load_set(&path).unwrap();
+            let slice = &positions[..PONS_SLICE.min(positions.len())];
+            let evaluator = NetEvaluator::with_inference(&agent.net, agent.params.clone(), inference).unwrap();
+            let mut player = PolicyPlayer::new(evaluator);
+            let mistakes = pons::count_mistakes(slice, |g| player.act(g)).unwrap();
+            check(task, &format!("network alone: mistakes in the first {} of {label}", slice.len()), mistakes.to_string());
+        }
+        let (set, label) = PONS_SETS[2];
+        let path = crate::workspace_root().join("data/connect4-pons").join(format!("{set}.jsonl.gz"));
+        let positions = pons::load_set(&path).unwrap();
+        let sims = agent.config.eval.simulations;
+        let seed = crate::eval::EVAL_SEED ^ 1;
+        let mut player = net_player::<ConnectFour>(&agent.net, &agent.params, &agent.config.mcts, sims, seed).unwrap();
+        let mistakes = pons::count_mistakes(&positions[..MCTS_SLICE], |g| {
+            player.start(g);
+            player.act(g)
+        })
+        .unwrap();
+        let what = format!("MCTS ({sims} simulations): mistakes in the first {MCTS_SLICE} of {label}");
+        check(task, &what, mistakes.to_string());
+    }
+
+    #[test]
+    fn td_backgammon_reproduces_its_card() {
+        const GAMES: usize = 200;
+        let task = "td-backgammon";
+        let saved = crate::td_task::load(&shipped(task)).unwrap();
+        let net = Arc::new(saved.net);
+        let eval = saved.config.eval;
+        let pubeval = |_: u64| Ok(WholeTurnPlayer::new(Pubeval::standard()));
+        let ours = |_: u64| Ok(WholeTurnPlayer::new(TdChooser::new(net.clone(), 1)));
+        let seed = crate::td_task::EVAL_SEED ^ 1;
+        let result = points_match(&ours, &pubeval, GAMES, seed, eval.threads, eval.max_moves, &|| ()).unwrap();
+        let figure = format!("{} wins, {:+.3} points per game", result.wins, result.points_per_game());
+        check(task, &format!("network alone against pubeval, {GAMES} games"), figure);
+    }
+
+    #[test]
+    fn cube_solver_reproduces_its_card() {
+        const POSITIONS: usize = 50;
+        let task = "cube-solver";
+        let mut heuristic = crate::solve::load(&shipped(task)).unwrap();
+        let search = crate::cube_task::CubeSolverConfig::default().search;
+        for distance in [7, 11, 14] {
+            let rows =
+                crate::cube_eval::solver_table(&mut heuristic, search, std::iter::once(distance), POSITIONS, 2024)
+                    .unwrap();
+            let row = &rows[0];
+            let figure = format!(
+                "{} solved, mean length {:.2}, mean nodes expanded {:.1}",
+                row.solved, row.mean_length, row.mean_expanded
+            );
+            check(task, &format!("weighted A*, {POSITIONS} positions at distance {distance}"), figure);
+        }
+    }
+}

@@ -12,7 +12,6 @@ use crate::train::{FrontEnd, TrainArgs, layered, write_json};
 use minnow_rl::puzzle::{CostToGoConfig, SearchConfig, TargetRule, ValueIteration, ValueIterationConfig};
 use minnow_train::{Cadence, Metrics, Run, RunCheckpoint, RunCheckpointWriter, TrainError};
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
 use std::time::Instant;
 
 pub(crate) const TASK: &str = "cube-solver";

@@ -343,7 +343,7 @@ pub fn td_suite(net: &ValueNet, games: usize, eval: &TdEvalConfig, seed: u64) ->
 }
 
 /// Seed of the matches against pubeval during and after training.
-const EVAL_SEED: u64 = 20_261_124;
+pub(crate) const EVAL_SEED: u64 = 20_261_124;
 
 pub fn train_td_backgammon(args: &TrainArgs) -> Result<(), XtaskError> {
     let mut config = layered(TdBackgammonConfig::default(), args.config.as_deref())?;
