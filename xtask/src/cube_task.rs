@@ -58,7 +58,7 @@ impl Default for CubeSolverConfig {
             // Batches of 4 expand about as many nodes as 1 at distance 14 and
             // far fewer than 32 near the goal (every batch expands whole).
             // Lambda 0.6 left distance 10 10.4% above optimal; 1.0 expands
-            // about 3x as much at distance 14 as 0.8 (docs/PERFORMANCE.md).
+            // about 3x as much at distance 14 as 0.8 (docs/notebook/cube-solver.md).
             search: SearchConfig { lambda: 0.8, batch: 4 },
             eval: CubeEvalConfig { every: 1000, checkpoint_every: 1000, during: 200, last: 1000, seed: 2024 },
         }

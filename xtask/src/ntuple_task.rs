@@ -61,7 +61,7 @@ struct EvalConfig {
 /// rectangle (the left three columns of the same row pairs), and the same
 /// six turned into columns. Cells are read by 2 to 8 tuples, most near
 /// the top-left corner; the bottom-right corner is read by none (a gap
-/// this layout keeps: the results in docs/PERFORMANCE.md are with it).
+/// this layout keeps: the results in docs/RESULTS.md are with it).
 /// (The shapes are Jaśkowski 2016's; his network reads four of them at
 /// all 8 symmetric placements: `configs/ntuple-2048-symmetric.json`.)
 fn default_tuples() -> Vec<Vec<usize>> {

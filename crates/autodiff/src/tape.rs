@@ -121,7 +121,7 @@ pub struct Tape {
 /// Matrix products with fewer multiply-adds stay on one thread: splitting
 /// them costs more than it saves. 2^19 takes the cube DQN net's two large
 /// layers (64 x 144 x 128 and 64 x 128 x 64, forward and both gradients);
-/// `dqn_step/cube/2thr` in docs/PERFORMANCE.md measures it.
+/// `dqn_step/cube/2thr` measures it (docs/notebook/both-cores-and-peers.md).
 pub const PARALLEL_GEMM_MIN_MACS: usize = 1 << 19;
 
 /// Row-wise ops over at least this many floats split their rows like

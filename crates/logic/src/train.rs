@@ -65,7 +65,7 @@ pub struct CheckerboardConfig {
     /// grid of the step); 0 trains the plain softmax of the reference.
     /// Meant to make the soft circuit pay for undecided gates, which the
     /// hard circuit cannot reproduce; over 320 unrolled gate layers it
-    /// drowns the signal instead (docs/PERFORMANCE.md), so it is off.
+    /// drowns the signal instead (docs/notebook/logic-ca.md), so it is off.
     pub logit_noise: f32,
     /// Share of the hard circuit in the forward pass at the end of the
     /// run, ramped in from 0 linearly over the training steps: each gate
@@ -160,13 +160,13 @@ impl Default for CheckerboardConfig {
             variant: Variant::Checkerboard,
             // Pass-through at 8 instead of the reference's 10: the first
             // gates leave pass-through after fewer steps, so fewer seeds
-            // spend half the run on the plateau (docs/PERFORMANCE.md).
+            // spend half the run on the plateau (docs/notebook/logic-ca.md).
             ca: LogicCaConfig { pass_logit: DEFAULT_PASS_LOGIT, ..LogicCaConfig::default() },
             ca_steps: 20,
             batch: 2,
             train_steps: 500,
             // lr 0.1, twice the reference's: the pass-through margin of 10
-            // gives way after about half as many steps (docs/PERFORMANCE.md).
+            // gives way after about half as many steps (docs/notebook/logic-ca.md).
             optimizer: AdamWConfig { lr: DEFAULT_LR, betas: (0.9, 0.99), eps: 1e-8, weight_decay: 0.01 },
             clip: 100.0,
             logit_noise: DEFAULT_LOGIT_NOISE,
@@ -186,7 +186,7 @@ impl Default for CheckerboardConfig {
 }
 
 /// The default seed of every variant, not chosen for its result: whether
-/// a run reaches 100% depends on the seed (docs/PERFORMANCE.md has the
+/// a run reaches 100% depends on the seed (docs/RESULTS.md has the
 /// distribution).
 pub const DEFAULT_SEED: u64 = 1;
 
@@ -205,7 +205,7 @@ pub const REFERENCE_LR: f32 = 0.05;
 
 /// Members of a checkerboard run: see [`CheckerboardConfig::population`].
 /// With 2, four of seeds 1-32 had no member reach 100% within 500 steps
-/// (docs/PERFORMANCE.md); a third member is a third chance.
+/// (docs/notebook/logic-ca.md); a third member is a third chance.
 pub const DEFAULT_POPULATION: usize = 3;
 
 /// Members of a Game of Life or asynchronous run: their seed tables were
@@ -218,7 +218,7 @@ pub const DEFAULT_STOP_SCORE: f64 = 0.99;
 /// Steps before the members of a checkerboard run start afresh: see
 /// [`CheckerboardConfig::restart_after`]. Without restarts, every run of
 /// seeds 1-32 that ended with a circuit that holds had ended by step 280
-/// but one (docs/PERFORMANCE.md); 300 leaves those runs untouched and a
+/// but one (docs/notebook/logic-ca.md); 300 leaves those runs untouched and a
 /// fresh member 200 of the 500 steps.
 pub const DEFAULT_RESTART_AFTER: usize = 300;
 

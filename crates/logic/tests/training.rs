@@ -145,7 +145,7 @@ fn learns_a_small_checkerboard() {
 /// pass-through logits at 8, repairs of the hard circuit on 16x16 and
 /// damaged 64x64 grids, up to 500 steps): at least 29 seeds reach 100%
 /// hard accuracy, and their kept circuits hold at least 99% on 64x64 grids and under damage
-/// (docs/PERFORMANCE.md has the table). Run it in release: `cargo test
+/// (docs/notebook/logic-ca.md has the table). Run it in release: `cargo test
 /// --release -p minnow-logic --test training -- --ignored
 /// converges_from_almost_every_seed`.
 #[test]
@@ -374,7 +374,7 @@ fn game_of_life_batches_are_boards_and_their_next_boards() {
 /// Game of Life as docs/LOGIC_CA.md trains it (3000 steps, its default
 /// population of 2 members), from seeds 1-8: the kept circuit is the exact
 /// rule, right on all 512 boards and on larger grids, from at least 7 of
-/// them (docs/PERFORMANCE.md has the table). Run in release: `cargo test
+/// them (docs/notebook/logic-ca.md has the table). Run in release: `cargo test
 /// --release -p minnow-logic --test training -- --ignored
 /// learns_the_game_of_life_exactly`.
 #[test]

@@ -3,7 +3,7 @@
 //!
 //! - **f32**: each Linear's weight rows padded to whole cache lines, so no
 //!   row straddles two (a batch-1 product over rows of 140 or 198 floats
-//!   runs about 15% faster from padded rows, docs/PERFORMANCE.md). The
+//!   runs about 15% faster from padded rows, docs/notebook/kernels-and-gemm.md). The
 //!   products, epilogues, LayerNorms and tanh are the tape's kernels in
 //!   the tape's order, so the outputs are the tape forward's bit for bit.
 //! - **bf16**: every Linear on [`minnow_kernels::linear_bf16`] (weights and

@@ -51,7 +51,7 @@ fn corridor_all_actions(comm: Option<Rc<dyn Collective>>) -> Trained {
 /// has the one-process bits (see `minnow_rl::dqn`'s shards); only the
 /// split of the rows' sums over the ranks differs, which rounds a gradient value differently by an ulp
 /// or so, and the later updates carry that on. Measured on 2 and 3 ranks
-/// (`docs/PERFORMANCE.md`): at most 1.2e-7, and 67 ulps where |x| >= 1e-3;
+/// (`docs/notebook/distributed.md`): at most 1.2e-7, and 67 ulps where |x| >= 1e-3;
 /// the bounds leave room for another SIMD level's roundings.
 const TOLERANCE_ABS: f32 = 1e-6;
 /// The same, in units in the last place where |x| >= `pole::LARGE`.

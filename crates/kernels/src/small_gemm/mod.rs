@@ -72,7 +72,8 @@ pub fn layout(a: &View<'_>, b: &View<'_>) -> Option<Layout> {
 /// the same row-major data: 32 x 64 x 4 0.21-0.22, 64 x 64 x 6 0.44-0.52
 /// (its /dW 0.59-0.63, /dx 0.63-0.80), 32 x 16 x 64 /dW 0.54-0.59, 32 x 64
 /// x 64 and 64 x 64 x 64 0.86-0.97; the cube net's 64 x 128 x 64 and 64 x
-/// 144 x 128 in all three layouts 0.87-0.96 in docs/PERFORMANCE.md's run
+/// 144 x 128 in all three layouts 0.87-0.96 in the first bench run
+/// (docs/notebook/kernels-and-gemm.md)
 /// and 0.88-0.98 in an interleaved A/B loop, 0.89-1.03 in the last two
 /// xtask runs: parity or a little better. 64 x 140 x 140 (0.97-0.99) and 128 x 128 x 128 (0.96-1.11)
 /// are ties, so faer keeps them and everything larger. The batch-1 and
