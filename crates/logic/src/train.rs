@@ -776,7 +776,7 @@ impl CheckerboardTrainer {
         }
         self.ca.write_logit_grads(&self.probs, &self.sums);
         let params = self.ca.params_mut();
-        clip_grad_value(params, self.config.clip);
+        clip_grad_value(params, self.config.clip)?;
         self.optimizer.step(params)?;
         let total = self.config.batch * self.config.ca.cells();
         let report = StepReport {
