@@ -6,6 +6,8 @@
 //! [`Sequential`] runs layers in order, and an [`Mlp`] either ends in its
 //! outputs or, as a trunk, in features for a head.
 //!
+//! [`Predict`] runs any of them on a batch of inputs in one call.
+//!
 //! Losses are ops on the graph (`Graph::huber`, `Graph::cross_entropy`, ...).
 //! Building layers, reading checkpoints and data return [`NnError`];
 //! running them returns the graph's `minnow_autodiff::Error`, which
@@ -53,6 +55,7 @@ mod linear;
 mod mlp;
 mod policy_value;
 mod policy_value_inference;
+mod predict;
 mod recurrent;
 mod regression;
 mod residual;
@@ -79,6 +82,7 @@ pub use minnow_autodiff::{Graph, ParamId, Params, Tape, Var};
 pub use mlp::{Mlp, MlpConfig};
 pub use policy_value::{PolicyValueNet, PolicyValueNetConfig};
 pub use policy_value_inference::PolicyValueInference;
+pub use predict::Predict;
 pub use recurrent::{Gru, GruConfig, Lstm, LstmConfig, RecurrentWeights, Rnn, RnnConfig};
 pub use regression::RegressionDataset;
 pub use residual::{ResidualBlock, ResidualBlockConfig};
