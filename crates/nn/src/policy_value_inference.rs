@@ -242,7 +242,7 @@ impl PolicyValueInference {
         self.policy.layer.outputs
     }
 
-    /// x [B, inputs] -> policy logits [B, policy] and values [B] in
+    /// x `[B, inputs]` -> policy logits `[B, policy]` and values `[B]` in
     /// [-1, 1], as [`PolicyValueNet::forward`] computes them in inference
     /// mode (exactly in f32; up to the Linears' rounding in bf16).
     ///
