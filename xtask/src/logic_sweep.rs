@@ -13,7 +13,7 @@ use minnow_dist::Collective;
 use minnow_logic::hard::active_gates;
 use minnow_logic::life::hard_life_accuracy;
 use minnow_logic::robustness::{Disturbance, RobustnessConfig, checkerboard_robustness, rollout_accuracy};
-use minnow_logic::{CheckerboardConfig, HardProgram, Prune, Variant, train_checkerboard};
+use minnow_logic::{CheckerboardConfig, Prune, Variant, train_checkerboard};
 use serde::{Deserialize, Serialize};
 use std::ops::ControlFlow;
 use std::time::Instant;
@@ -119,7 +119,7 @@ fn seed_row(config: &CheckerboardConfig) -> Result<SeedRow, String> {
     let (wall, cpu) = (Instant::now(), cpu_seconds());
     let trained = train_checkerboard(config, |_| ControlFlow::Continue(())).map_err(|e| e.to_string())?;
     let (wall_seconds, cpu_seconds) = (wall.elapsed().as_secs_f64(), cpu_seconds() - cpu);
-    let pruned = HardProgram::new(trained.model.circuit(), &trained.ops, config.ca.boundary, Prune::Channel0);
+    let pruned = trained.hard_program(Prune::Channel0);
     let first = match trained.first_perfect {
         Some(s) => format!("step {s}"),
         None => {

@@ -11,13 +11,13 @@
 //!   on one thread; throughput in cell updates per second.
 
 use crate::{Work, Workload};
-use minnow_logic::{BitGrid, CheckerboardConfig, CheckerboardTrainer, HardProgram, HardScratch};
+use minnow_logic::{BitGrid, CheckerboardConfig, HardProgram, HardScratch, PatternTrainer};
 use rand::{Rng, SeedableRng};
 
 /// `logic_ca/step`: one training step.
 #[allow(missing_debug_implementations)]
 pub struct LogicCaStep {
-    trainer: CheckerboardTrainer,
+    trainer: PatternTrainer,
     gate_evals: f64,
 }
 
@@ -26,7 +26,7 @@ impl LogicCaStep {
     pub fn new() -> Self {
         let config = CheckerboardConfig::default();
         let cells = config.ca.cells();
-        let trainer = CheckerboardTrainer::new(&config).expect("the reference config is valid");
+        let trainer = PatternTrainer::new(&config).expect("the reference config is valid");
         let per_cell: usize = trainer.model().circuit().stages.iter().map(|s| s.gates.len()).sum();
         Self { gate_evals: (per_cell * cells * config.ca_steps * config.batch) as f64, trainer }
     }

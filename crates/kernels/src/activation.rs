@@ -44,12 +44,13 @@ macro_rules! unary_backward {
 }
 
 unary!(
-    /// y = max(x, 0)
-    relu, |x| x.max(0.0)
+    /// y = max(x, 0); NaN stays NaN (PyTorch's `relu`).
+    relu, |x| math::relu(x)
 );
 unary_backward!(
-    /// From y or x: dx = dy where y > 0, else 0.
-    relu_backward, |y, dy| if y > 0.0 { dy } else { 0.0 }
+    /// From y or x: dx = 0 where y <= 0, else dy (a NaN y passes dy, as
+    /// PyTorch's `threshold_backward` does).
+    relu_backward, |y, dy| if y <= 0.0 { 0.0 } else { dy }
 );
 unary!(
     /// y = 1 / (1 + e^-x)
@@ -73,7 +74,18 @@ unary!(
 );
 
 kernel! {
-    /// y = x if x > 0, else slope * x
+    /// x = max(x, 0) in place; NaN stays NaN.
+    pub fn relu_inplace(x: &mut [f32]);
+    check {}
+    {
+        for v in x.iter_mut() {
+            *v = math::relu(*v);
+        }
+    }
+}
+
+kernel! {
+    /// y = x if x > 0, else slope * x (NaN stays NaN: slope * NaN).
     pub fn leaky_relu(x: &[f32], slope: f32, out: &mut [f32]);
     check { same_len("leaky_relu", &[x.len(), out.len()]) }
     {
@@ -125,8 +137,8 @@ kernel! {
 }
 
 kernel! {
-    /// Fused bias add and ReLU: `out[r, j] = max(x[r, j] + bias[j], 0)`.
-    /// Usually called in place on a GEMM output, so `x` may be `out`'s copy.
+    /// Fused bias add and ReLU: `out[r, j] = max(x[r, j] + bias[j], 0)`,
+    /// NaN kept. Usually called in place on a GEMM output, so `x` may be `out`'s copy.
     pub fn bias_relu(x: &[f32], bias: &[f32], out: &mut [f32]);
     check {
         same_len("bias_relu", &[x.len(), out.len()]);
@@ -139,15 +151,15 @@ kernel! {
         }
         for (o_row, x_row) in out.chunks_exact_mut(cols).zip(x.chunks_exact(cols)) {
             for ((o, &v), &b) in o_row.iter_mut().zip(x_row).zip(bias) {
-                *o = (v + b).max(0.0);
+                *o = math::relu(v + b);
             }
         }
     }
 }
 
 kernel! {
-    /// In-place fused bias add and ReLU on rows of `bias.len()`: the GEMM
-    /// epilogue of a Linear + ReLU layer.
+    /// In-place fused bias add and ReLU on rows of `bias.len()`, NaN
+    /// kept: the GEMM epilogue of a Linear + ReLU layer.
     pub fn bias_relu_inplace(x: &mut [f32], bias: &[f32]);
     check { whole_rows("bias_relu_inplace", x.len(), bias.len()); }
     {
@@ -157,7 +169,7 @@ kernel! {
         }
         for row in x.chunks_exact_mut(cols) {
             for (v, &b) in row.iter_mut().zip(bias) {
-                *v = (*v + b).max(0.0);
+                *v = math::relu(*v + b);
             }
         }
     }
@@ -169,7 +181,7 @@ pub fn linear_epilogue(y: &mut [f32], bias: Option<&[f32]>, relu: bool) {
     match (bias, relu) {
         (Some(b), true) => bias_relu_inplace(y, b),
         (Some(b), false) => bias_add_inplace(y, b),
-        (None, true) => y.iter_mut().for_each(|v| *v = v.max(0.0)),
+        (None, true) => relu_inplace(y),
         (None, false) => {}
     }
 }

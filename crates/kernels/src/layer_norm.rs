@@ -21,7 +21,7 @@ fn normalize_row(x: &[f32], gamma: &[f32], beta: &[f32], eps: f32, y: &mut [f32]
     let rstd = 1.0 / (var + eps).sqrt();
     for (((o, &v), &g), &b) in y.iter_mut().zip(x).zip(gamma).zip(beta) {
         let t = (v - mean) * rstd * g + b;
-        *o = if relu { t.max(0.0) } else { t };
+        *o = if relu { math::relu(t) } else { t };
     }
     (mean, rstd)
 }
@@ -51,7 +51,7 @@ layer_norm_forward!(
     layer_norm, relu = false
 );
 layer_norm_forward!(
-    /// y = max(LayerNorm(x), 0), fused. Its backward is `relu_backward` on
+    /// y = max(LayerNorm(x), 0), fused, NaN kept. Its backward is `relu_backward` on
     /// y followed by `layer_norm_backward`.
     layer_norm_relu, relu = true
 );

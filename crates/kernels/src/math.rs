@@ -109,7 +109,16 @@ pub(crate) fn sum_zip3(a: &[f32], b: &[f32], c: &[f32], f: impl Fn(f32, f32, f32
     fold_lanes(acc, |a, b| a + b) + tail
 }
 
-/// The largest element (-inf for an empty slice; NaNs are skipped).
+/// max(x, 0) as PyTorch's relu computes it: NaN stays NaN, and every
+/// number (-0 included) gives what `if x > 0 { x } else { 0 }` gives.
+/// One compare and a select, as cheap as `max` (which returns 0 for NaN).
+#[inline(always)]
+pub(crate) fn relu(x: f32) -> f32 {
+    if x <= 0.0 { 0.0 } else { x }
+}
+
+/// The largest element (-inf for an empty slice; NaNs are skipped: the
+/// softmaxes that use it turn a NaN into NaNs through `exp` anyway).
 #[inline(always)]
 pub(crate) fn max(x: &[f32]) -> f32 {
     let mut acc = [f32::NEG_INFINITY; LANES];

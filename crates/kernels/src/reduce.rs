@@ -25,8 +25,9 @@ kernel! {
 }
 
 kernel! {
-    /// Per row of `cols`: the largest value and its first index.
-    /// NaN never wins a comparison, so a row of NaNs reports index 0.
+    /// Per row of `cols`: the largest value and its first index. A NaN
+    /// counts as larger than any number (PyTorch's `max`): a row holding
+    /// one reports its first NaN.
     pub fn row_max_argmax(x: &[f32], cols: usize, max: &mut [f32], argmax: &mut [u32]);
     check {
         let rows = whole_rows("row_max_argmax", x.len(), cols);
@@ -39,7 +40,7 @@ kernel! {
         for ((row, m), a) in x.chunks_exact(cols).zip(max.iter_mut()).zip(argmax.iter_mut()) {
             let (mut best, mut at) = (row[0], 0);
             for (j, &v) in row.iter().enumerate().skip(1) {
-                if v > best {
+                if v > best || (v.is_nan() && !best.is_nan()) {
                     best = v;
                     at = j;
                 }
@@ -48,6 +49,15 @@ kernel! {
             *a = at as u32;
         }
     }
+}
+
+kernel! {
+    /// Whether every element is finite (no NaN, no infinity): one read
+    /// pass summing `x * 0`, which is ±0 for a number and NaN for NaN or
+    /// ±infinity. The guard an optimiser step runs before it writes.
+    pub fn all_finite(x: &[f32]) -> bool;
+    check {}
+    { math::sum_map(x, |v| v * 0.0) == 0.0 }
 }
 
 kernel! {

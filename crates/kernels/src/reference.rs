@@ -8,6 +8,11 @@ fn put(d: &mut f32, v: f32, accum: Accum) {
     *d = if accum == Accum::Add { *d + v } else { v };
 }
 
+/// max(v, 0) as PyTorch's relu: NaN stays NaN, -0 gives +0.
+fn relu_of(v: f32) -> f32 {
+    if v.is_nan() || v > 0.0 { v } else { 0.0 }
+}
+
 /// The scalar twin of [`crate::add`].
 pub fn add(a: &[f32], b: &[f32], out: &mut [f32]) {
     for i in 0..out.len() {
@@ -67,14 +72,21 @@ pub fn scale_into(alpha: f32, x: &[f32], out: &mut [f32]) {
 /// The scalar twin of [`crate::relu`].
 pub fn relu(x: &[f32], out: &mut [f32]) {
     for i in 0..x.len() {
-        out[i] = if x[i] > 0.0 { x[i] } else { 0.0 };
+        out[i] = relu_of(x[i]);
     }
 }
 
 /// The scalar twin of [`crate::relu_backward`].
 pub fn relu_backward(y: &[f32], dy: &[f32], dx: &mut [f32], accum: Accum) {
     for i in 0..y.len() {
-        put(&mut dx[i], if y[i] > 0.0 { dy[i] } else { 0.0 }, accum);
+        put(&mut dx[i], if y[i] > 0.0 || y[i].is_nan() { dy[i] } else { 0.0 }, accum);
+    }
+}
+
+/// The scalar twin of [`crate::relu_inplace`].
+pub fn relu_inplace(x: &mut [f32]) {
+    for v in x {
+        *v = relu_of(*v);
     }
 }
 
@@ -137,7 +149,7 @@ pub fn bias_add(x: &[f32], bias: &[f32], out: &mut [f32]) {
 /// The scalar twin of [`crate::bias_relu`].
 pub fn bias_relu(x: &[f32], bias: &[f32], out: &mut [f32]) {
     for i in 0..x.len() {
-        out[i] = (x[i] + bias[i % bias.len()]).max(0.0);
+        out[i] = relu_of(x[i] + bias[i % bias.len()]);
     }
 }
 
@@ -151,7 +163,7 @@ pub fn bias_add_inplace(x: &mut [f32], bias: &[f32]) {
 /// The scalar twin of [`crate::bias_relu_inplace`].
 pub fn bias_relu_inplace(x: &mut [f32], bias: &[f32]) {
     for i in 0..x.len() {
-        x[i] = (x[i] + bias[i % bias.len()]).max(0.0);
+        x[i] = relu_of(x[i] + bias[i % bias.len()]);
     }
 }
 
@@ -174,15 +186,23 @@ pub fn sum_squares(x: &[f32]) -> f32 {
 pub fn row_max_argmax(x: &[f32], cols: usize, max: &mut [f32], argmax: &mut [u32]) {
     for r in 0..max.len() {
         let row = &x[r * cols..(r + 1) * cols];
-        let mut at = 0;
-        for j in 1..cols {
-            if row[j] > row[at] {
-                at = j;
+        // The first NaN, else the first largest number.
+        let mut at = row.iter().position(|v| v.is_nan()).unwrap_or(0);
+        if !row[at].is_nan() {
+            for j in 1..cols {
+                if row[j] > row[at] {
+                    at = j;
+                }
             }
         }
         max[r] = row[at];
         argmax[r] = at as u32;
     }
+}
+
+/// The scalar twin of [`crate::all_finite`].
+pub fn all_finite(x: &[f32]) -> bool {
+    x.iter().all(|v| v.is_finite())
 }
 
 /// The scalar twin of [`crate::col_sums`].
@@ -267,9 +287,7 @@ pub fn layer_norm_relu(
     rstd: &mut [f32],
 ) {
     layer_norm(x, gamma, beta, eps, y, mean, rstd);
-    for v in y {
-        *v = v.max(0.0);
-    }
+    relu_inplace(y);
 }
 
 /// The scalar twin of [`crate::layer_norm_backward`].
@@ -491,7 +509,7 @@ pub fn linear_bf16(
                 acc += xo * weight(j, o);
                 acc += round(x[i * k + e]) * weight(j, e);
             }
-            y[i * n + j] = if relu { if acc > 0.0 { acc } else { 0.0 } } else { acc };
+            y[i * n + j] = if relu { relu_of(acc) } else { acc };
         }
     }
 }

@@ -81,8 +81,8 @@ fn activations_convert_like_the_scalar_conversion_on_every_path() {
     }
 }
 
-/// NaN in x or W stays NaN in y on every path (and infinity times a
-/// nonzero weight stays infinite).
+/// NaN in x or W stays NaN in y on every path, through the ReLU too (and
+/// infinity times a nonzero weight stays infinite).
 #[test]
 fn non_finite_values_propagate() {
     let (n, kk) = (17, 33);
@@ -93,11 +93,17 @@ fn non_finite_values_propagate() {
     x[kk + 7] = f32::INFINITY;
     let mut scratch = vec![0; k::linear_bf16_scratch(2, kk)];
     for (level, native) in paths() {
-        let mut y = vec![0.0; 2 * n];
-        k::with_level(level, || k::linear_bf16(&mut y, &x, PackedBf16::new(&p, n, kk), None, false, &mut scratch));
-        assert!(y[3].is_nan() && y[n + 3].is_nan(), "{level:?} native {native}: {y:?}");
-        assert!(y[..n].iter().enumerate().all(|(j, v)| j == 3 || v.is_finite()), "{level:?} native {native}");
-        assert!(y[n..].iter().all(|v| !v.is_finite()), "{level:?} native {native}: {y:?}");
+        for relu in [false, true] {
+            let mut y = vec![0.0; 2 * n];
+            k::with_level(level, || k::linear_bf16(&mut y, &x, PackedBf16::new(&p, n, kk), None, relu, &mut scratch));
+            assert!(y[3].is_nan() && y[n + 3].is_nan(), "{level:?} native {native} relu {relu}: {y:?}");
+            assert!(y[..n].iter().enumerate().all(|(j, v)| j == 3 || v.is_finite()), "{level:?} native {native}");
+            if relu {
+                assert!(y[n..].iter().all(|v| v.is_nan() || *v == f32::INFINITY || *v == 0.0), "{level:?}: {y:?}");
+            } else {
+                assert!(y[n..].iter().all(|v| !v.is_finite()), "{level:?} native {native}: {y:?}");
+            }
+        }
     }
 }
 

@@ -8,13 +8,41 @@ use proptest::prelude::*;
 fn assert_close(op: &str, got: &[f32], want: &[f32], rtol: f32, atol: f32) {
     assert_eq!(got.len(), want.len(), "{op}: lengths");
     for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
-        let ok = (g - w).abs() <= atol + rtol * w.abs() || (g.is_nan() && w.is_nan());
+        let ok = g == w || (g - w).abs() <= atol + rtol * w.abs() || (g.is_nan() && w.is_nan());
         assert!(ok, "{op}: element {i}: got {g}, want {w}");
     }
 }
 
 fn values(len: impl Into<prop::collection::SizeRange>) -> impl Strategy<Value = Vec<f32>> {
     prop::collection::vec(-8.0f32..8.0, len)
+}
+
+/// Same bits, or both NaN: for kernels that must agree with their twin
+/// exactly, signed zeros included.
+fn assert_same(op: &str, got: &[f32], want: &[f32]) {
+    assert_eq!(got.len(), want.len(), "{op}: lengths");
+    for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
+        assert!(g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()), "{op}: element {i}: got {g:?}, want {w:?}");
+    }
+}
+
+/// Numbers with NaN, both infinities and both zeros mixed in (about one
+/// element in four), so every SIMD body and tail sees them.
+fn specials(len: impl Into<prop::collection::SizeRange>) -> impl Strategy<Value = Vec<f32>> {
+    let element = prop_oneof![
+        12 => -8.0f32..8.0,
+        1 => Just(f32::NAN),
+        1 => Just(f32::INFINITY),
+        1 => Just(f32::NEG_INFINITY),
+        1 => Just(0.0f32),
+        1 => Just(-0.0f32),
+    ];
+    prop::collection::vec(element, len)
+}
+
+/// Numbers with NaN mixed in (about one element in eight).
+fn with_nans(len: impl Into<prop::collection::SizeRange>) -> impl Strategy<Value = Vec<f32>> {
+    prop::collection::vec(prop_oneof![7 => -8.0f32..8.0, 1 => Just(f32::NAN)], len)
 }
 
 /// Two or three equal-length vectors.
@@ -121,6 +149,119 @@ proptest! {
             k::leaky_relu_backward(&x, slope, &dy, &mut got, acc);
             r::leaky_relu_backward(&x, slope, &dy, &mut want, acc);
             assert_close("leaky_relu_backward", &got, &want, 0.0, 0.0);
+        });
+    }
+
+    /// The ReLU family and the max-based kernels keep NaN at every level,
+    /// and give their twins' bits for every other input (infinities and
+    /// signed zeros included).
+    #[test]
+    fn max_based_kernels_keep_nan(
+        (x, dy) in (0usize..300).prop_flat_map(|n| (specials(n), values(n))),
+        cols in 1usize..40,
+        acc in accum(),
+        slope in 0.0f32..0.5,
+    ) {
+        each_level(|| {
+            let (mut got, mut want) = (vec![0.0; x.len()], vec![0.0; x.len()]);
+            k::relu(&x, &mut got);
+            r::relu(&x, &mut want);
+            assert_same("relu", &got, &want);
+            let (mut got, mut want) = (x.clone(), x.clone());
+            k::relu_inplace(&mut got);
+            r::relu_inplace(&mut want);
+            assert_same("relu_inplace", &got, &want);
+            let (mut got, mut want) = (dy.clone(), dy.clone());
+            k::relu_backward(&x, &dy, &mut got, acc);
+            r::relu_backward(&x, &dy, &mut want, acc);
+            assert_same("relu_backward", &got, &want);
+            let (mut got, mut want) = (vec![0.0; x.len()], vec![0.0; x.len()]);
+            k::leaky_relu(&x, slope, &mut got);
+            r::leaky_relu(&x, slope, &mut want);
+            assert_same("leaky_relu", &got, &want);
+            let (mut got, mut want) = (dy.clone(), dy.clone());
+            k::leaky_relu_backward(&x, slope, &dy, &mut got, acc);
+            r::leaky_relu_backward(&x, slope, &dy, &mut want, acc);
+            assert_same("leaky_relu_backward", &got, &want);
+            let (mut got, mut want) = (x.clone(), x.clone());
+            k::clip_by_value(&mut got, 2.5);
+            r::clip_by_value(&mut want, 2.5);
+            assert_same("clip_by_value", &got, &want);
+            assert_eq!(k::all_finite(&x), r::all_finite(&x), "all_finite of {x:?}");
+            assert_eq!(k::all_finite(&dy), r::all_finite(&dy), "all_finite of finite values");
+
+            let whole = x.len() / cols * cols;
+            let (m, bias) = (&x[..whole], &dy[..cols.min(dy.len())]);
+            if bias.len() == cols {
+                let (mut got, mut want) = (vec![0.0; whole], vec![0.0; whole]);
+                k::bias_relu(m, bias, &mut got);
+                r::bias_relu(m, bias, &mut want);
+                assert_same("bias_relu", &got, &want);
+                let (mut got, mut want) = (m.to_vec(), m.to_vec());
+                k::bias_relu_inplace(&mut got, bias);
+                r::bias_relu_inplace(&mut want, bias);
+                assert_same("bias_relu_inplace", &got, &want);
+                let mut fused = m.to_vec();
+                k::linear_epilogue(&mut fused, Some(bias), true);
+                assert_same("linear_epilogue with bias", &fused, &want);
+            }
+            let mut fused = m.to_vec();
+            k::linear_epilogue(&mut fused, None, true);
+            let mut want = m.to_vec();
+            r::relu_inplace(&mut want);
+            assert_same("linear_epilogue", &fused, &want);
+            let rows = whole / cols;
+            let (mut max, mut arg) = (vec![0.0; rows], vec![0u32; rows]);
+            let (mut want_max, mut want_arg) = (vec![0.0; rows], vec![0u32; rows]);
+            k::row_max_argmax(m, cols, &mut max, &mut arg);
+            r::row_max_argmax(m, cols, &mut want_max, &mut want_arg);
+            assert_eq!(&arg, &want_arg, "row_max_argmax of {m:?}");
+            assert_same("row_max", &max, &want_max);
+        });
+    }
+
+    /// NaN in, NaN out, where the twin has it, for the smooth activations,
+    /// the softmaxes and LayerNorm (plain and fused with ReLU).
+    #[test]
+    fn smooth_kernels_keep_nan((cols, x) in (1usize..40, 0usize..8).prop_flat_map(|(c, r)| (Just(c), with_nans(c * r)))) {
+        each_level(|| {
+            let forward: [(&str, Unary, Unary, f32, f32); 4] = [
+                ("sigmoid", k::sigmoid, r::sigmoid, 1e-6, 1e-7),
+                ("tanh", k::tanh, r::tanh, 1e-6, 1e-7),
+                ("exp", k::exp, r::exp, 1e-6, 0.0),
+                ("gelu", k::gelu, r::gelu, 1e-5, 1e-6),
+            ];
+            for (name, fast, slow, rtol, atol) in forward {
+                let (mut got, mut want) = (vec![0.0; x.len()], vec![0.0; x.len()]);
+                fast(&x, &mut got);
+                slow(&x, &mut want);
+                assert_close(name, &got, &want, rtol, atol);
+            }
+            let (mut got, mut want) = (vec![0.0; x.len()], vec![0.0; x.len()]);
+            k::softmax_rows(&x, cols, &mut got);
+            r::softmax_rows(&x, cols, &mut want);
+            assert_close("softmax_rows", &got, &want, 1e-5, 1e-7);
+            k::log_softmax_rows(&x, cols, &mut got);
+            r::log_softmax_rows(&x, cols, &mut want);
+            assert_close("log_softmax_rows", &got, &want, 1e-5, 1e-5);
+            let rows = x.len() / cols;
+            let (gamma, beta) = (vec![1.5; cols], vec![-0.25; cols]);
+            for relu in [false, true] {
+                let (mut y, mut m, mut s) = (vec![0.0; x.len()], vec![0.0; rows], vec![0.0; rows]);
+                let (mut y2, mut m2, mut s2) = (vec![0.0; x.len()], vec![0.0; rows], vec![0.0; rows]);
+                if relu {
+                    k::layer_norm_relu(&x, &gamma, &beta, 1e-5, &mut y, &mut m, &mut s);
+                    r::layer_norm_relu(&x, &gamma, &beta, 1e-5, &mut y2, &mut m2, &mut s2);
+                } else {
+                    k::layer_norm(&x, &gamma, &beta, 1e-5, &mut y, &mut m, &mut s);
+                    r::layer_norm(&x, &gamma, &beta, 1e-5, &mut y2, &mut m2, &mut s2);
+                }
+                for (row, (yr, wr)) in y.chunks_exact(cols).zip(y2.chunks_exact(cols)).enumerate() {
+                    let nan = x[row * cols..][..cols].iter().any(|v| v.is_nan());
+                    assert!(!nan || yr.iter().all(|v| v.is_nan()), "layer_norm relu {relu}: row {row} {yr:?}");
+                    assert_eq!(nan, wr.iter().all(|v| v.is_nan()), "twin: row {row} {wr:?}");
+                }
+            }
         });
     }
 

@@ -22,6 +22,7 @@ fn kernels_allocate_nothing_after_warm_up() {
     let mut all = || {
         k::add(&x, &x, &mut y);
         k::bias_relu_inplace(&mut y, &gamma);
+        k::relu_inplace(&mut y);
         k::relu_backward(&y, &x, &mut dx, Accum::Add);
         k::tanh(&x, &mut y);
         k::softmax_rows(&x, cols, &mut y);
@@ -31,7 +32,7 @@ fn kernels_allocate_nothing_after_warm_up() {
         k::col_sums(&x, cols, &mut db, Accum::Add);
         k::row_max_argmax(&x, cols, &mut maxes, &mut args);
         k::adam_step(&mut p, &db, &mut m, &mut v, &AdamParams::new(1e-3, 0.9, 0.999, 1e-8, 0.0, false, 1));
-        let s = k::dot(&x, &x) + k::sum(&y);
+        let s = k::dot(&x, &x) + k::sum(&y) + k::all_finite(&x) as u8 as f32;
         k::gemm(
             k::ViewMut::new(&mut y, rows, cols),
             0.0,

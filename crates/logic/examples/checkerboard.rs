@@ -8,7 +8,7 @@
 
 use minnow_logic::hard::active_gates;
 use minnow_logic::{
-    CheckerboardConfig, CheckerboardTrainer, HardProgram, Prune, Rollout, hard_checkerboard_accuracy, selection_score,
+    CheckerboardConfig, HardProgram, PatternTrainer, Prune, Rollout, hard_checkerboard_accuracy, selection_score,
 };
 use std::time::Instant;
 
@@ -38,7 +38,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         config.seed, config.train_steps, config.threads, config.lanes, config.rollout
     );
     let start = Instant::now();
-    let mut trainer = CheckerboardTrainer::new(&config)?;
+    let mut trainer = PatternTrainer::new(&config)?;
     let (h, w, n) = (config.ca.height, config.ca.width, config.ca_steps);
     let boundary = config.ca.boundary;
     let mut step_times = Vec::with_capacity(config.train_steps);

@@ -1,13 +1,13 @@
 //! A logic-gate cellular automaton learns to grow a pattern you draw:
 //! from random grids, after a few synchronous steps of one learned rule,
 //! channel 0 of every cell should show the drawing (`#` on, `.` off).
-//! The checkerboard trainer does the training, with the drawing as its
-//! target grid; the rule it keeps is a circuit of two-input gates.
+//! A `PatternTrainer` does the training, with the drawing as its target
+//! grid; the rule it keeps is a circuit of two-input gates.
 //!
 //! `cargo run -p minnow-logic --example drawn_pattern [-- SEED]`
 
 use minnow_logic::{
-    BitGrid, CheckerboardConfig, CheckerboardTrainer, HardProgram, HardScratch, LogicCaConfig, Prune, RepairConfig,
+    BitGrid, CheckerboardConfig, HardProgram, HardScratch, LogicCaConfig, PatternTrainer, Prune, RepairConfig,
 };
 use rand::{Rng, SeedableRng};
 
@@ -57,7 +57,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         repair: RepairConfig { every: 0, ..RepairConfig::default() },
         ..CheckerboardConfig::default()
     };
-    let mut trainer = CheckerboardTrainer::new(&config)?;
+    let mut trainer = PatternTrainer::new(&config)?;
     trainer.set_target(&target)?;
     let mut perfect = false;
     for _ in 0..config.train_steps {
@@ -74,7 +74,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // The circuit behind the last report (taken before that step's update).
-    let program = HardProgram::new(trainer.model().circuit(), trainer.last_ops(), config.ca.boundary, Prune::Channel0);
+    let program = trainer.hard_program(Prune::Channel0);
     let which = if perfect {
         "the first circuit to get a whole batch right"
     } else {

@@ -15,6 +15,7 @@
 //! stages in order and the backward pass is the stages reversed.
 
 use crate::gates::{self, OPS};
+use crate::hard::{HardProgram, Prune};
 use crate::layer::{Gate, gate_forward};
 use crate::wiring::Wiring;
 use crate::{LayerName, LogicError, Result};
@@ -409,11 +410,23 @@ impl LogicCa {
         }
     }
 
-    /// The hard op (argmax) of every parameter gate.
+    /// The hard op (argmax) of every parameter gate: `ops` holds
+    /// `circuit().params` entries (any more stay as they are).
     pub fn hard_ops(&self, ops: &mut [u8]) {
         for (p, op) in ops.iter_mut().enumerate() {
             *op = gates::argmax(self.logits(p));
         }
+    }
+
+    /// The hard circuit of the current logits (each gate its argmax op)
+    /// on the CA's own boundary, in one call: the long way is
+    /// [`hard_ops`](Self::hard_ops) into a slice of `circuit().params`
+    /// ops, then [`HardProgram::new`] with the circuit and
+    /// `config().boundary`.
+    pub fn hard_program(&self, prune: Prune) -> HardProgram {
+        let mut ops = vec![0; self.circuit.params];
+        self.hard_ops(&mut ops);
+        HardProgram::new(&self.circuit, &ops, self.config.boundary, prune)
     }
 
     /// Writes dL/dlogits into the gradient buffer (overwriting it) from

@@ -8,7 +8,7 @@
 
 use crate::ca::LogicCaConfig;
 use crate::population::{member_of_slot, member_seed};
-use crate::train::CheckerboardTrainer;
+use crate::train::PatternTrainer;
 use crate::{Kept, Population};
 use minnow_train::{Result, RunCheckpoint, RunCheckpointWriter, TrainError};
 use serde::{Deserialize, Serialize};
@@ -47,7 +47,7 @@ fn bad(key: &str, detail: String) -> TrainError {
     TrainError::BadState { key: key.to_string(), detail }
 }
 
-impl CheckerboardTrainer {
+impl PatternTrainer {
     /// Writes this member's logits, AdamW state and data generator as
     /// slot `slot`'s.
     fn save_slot(&self, slot: usize, checkpoint: &mut RunCheckpointWriter) -> Result<()> {
@@ -110,7 +110,7 @@ impl Population {
         let mut trainers = Vec::with_capacity(config.population);
         for (slot, &member) in members.iter().enumerate() {
             let mut trainer =
-                CheckerboardTrainer::new(&Population::member_config(&config, member)).map_err(TrainError::task)?;
+                PatternTrainer::new(&Population::member_config(&config, member)).map_err(TrainError::task)?;
             trainer.restore_slot(slot, steps, checkpoint)?;
             trainers.push(trainer);
         }

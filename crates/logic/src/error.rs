@@ -83,7 +83,8 @@ pub enum LogicError {
     /// The trainer's worker threads could not be started.
     #[error("worker threads: {0}")]
     ThreadPool(String),
-    /// An optimiser config out of range.
+    /// An optimiser config out of range, or a gradient it refused (NaN
+    /// or infinite, naming the parameter).
     #[error(transparent)]
     Optim(#[from] minnow_optim::OptimError),
     /// An error of the autodiff tape (a [`GateLayer`](crate::GateLayer) on it).

@@ -19,11 +19,14 @@
 //!   as a `minnow_train::Run` ([`LogicCaRun`]), so the one run driver
 //!   trains it; [`checkpoint`]: the population in the one run-checkpoint
 //!   layout, exact resume.
-//! - `CheckerboardTrainer::set_target`: any target grid in place of the
+//! - `PatternTrainer::set_target`: any target grid in place of the
 //!   checkerboard (the `drawn_pattern` example grows an ASCII drawing).
 //! - [`hard`]: argmax circuits, pruned, run bit-parallel (64 cells per
 //!   `u64`), written as text, Verilog or C (`HardProgram::to_verilog`,
-//!   `to_c`); [`trained`] ships a trained checkerboard circuit.
+//!   `to_c`), taken from a CA, a trainer or a finished run in one call
+//!   (`LogicCa::hard_program`, `PatternTrainer::hard_program`,
+//!   `Trained::hard_program`); [`trained`] ships a trained checkerboard
+//!   circuit.
 //! - [`robustness`]: a trained rule on a larger grid, under damage and
 //!   with asynchronous updates; [`life`]: the Game of Life rule and boards.
 //!
@@ -115,7 +118,7 @@ pub use population::{Kept, Population, selection_score};
 pub use rollout::{Rollout, SoftRollout};
 pub use run::LogicCaRun;
 pub use train::{
-    CheckerboardConfig, CheckerboardTrainer, RepairConfig, StepReport, Trained, Variant, checkerboard,
+    CheckerboardConfig, PatternTrainer, RepairConfig, StepReport, Trained, Variant, checkerboard,
     hard_checkerboard_accuracy, train_checkerboard,
 };
 pub use wiring::Wiring;

@@ -13,7 +13,7 @@
 use crate::hard::{HardProgram, Prune};
 use crate::life::hard_life_accuracy;
 use crate::robustness::{Disturbance, RobustnessConfig, rollout_accuracy};
-use crate::train::{CheckerboardConfig, CheckerboardTrainer, StepReport, Variant};
+use crate::train::{CheckerboardConfig, PatternTrainer, StepReport, Variant};
 use crate::{LogicCa, Result};
 
 /// Seeds of the held-out grids of [`selection_score`], apart from those of
@@ -87,7 +87,7 @@ pub struct Kept {
 #[derive(Debug)]
 pub struct Population {
     config: CheckerboardConfig,
-    members: Vec<CheckerboardTrainer>,
+    members: Vec<PatternTrainer>,
     reports: Vec<StepReport>,
     program: HardProgram,
     kept: Option<Kept>,
@@ -97,8 +97,8 @@ pub struct Population {
 
 /// A slot's member restarted at step `step` of the run: a fresh member that
 /// counts the run's steps (so reports, repairs and checkpoints do).
-fn fresh_member(config: &CheckerboardConfig, member: usize, step: usize) -> Result<CheckerboardTrainer> {
-    let mut trainer = CheckerboardTrainer::new(&Population::member_config(config, member))?;
+fn fresh_member(config: &CheckerboardConfig, member: usize, step: usize) -> Result<PatternTrainer> {
+    let mut trainer = PatternTrainer::new(&Population::member_config(config, member))?;
     trainer.step = step;
     Ok(trainer)
 }
@@ -109,14 +109,14 @@ impl Population {
     pub fn new(config: &CheckerboardConfig) -> Result<Self> {
         config.validate()?;
         let members = (0..config.population)
-            .map(|m| CheckerboardTrainer::new(&Self::member_config(config, m)))
+            .map(|m| PatternTrainer::new(&Self::member_config(config, m)))
             .collect::<Result<Vec<_>>>()?;
         Ok(Self::from_members(config, members))
     }
 
     /// A population of members already built (say, resumed from
     /// checkpoints: slot s holds [`member_of_slot`]), keeping nothing yet.
-    pub fn from_members(config: &CheckerboardConfig, members: Vec<CheckerboardTrainer>) -> Self {
+    pub fn from_members(config: &CheckerboardConfig, members: Vec<PatternTrainer>) -> Self {
         let reports = Vec::with_capacity(members.len());
         Self {
             config: config.clone(),
@@ -140,13 +140,13 @@ impl Population {
     }
 
     /// The members now training, one per slot.
-    pub fn members(&self) -> &[CheckerboardTrainer] {
+    pub fn members(&self) -> &[PatternTrainer] {
         &self.members
     }
 
     /// Training steps each member has taken.
     pub fn steps_done(&self) -> usize {
-        self.members.first().map_or(0, CheckerboardTrainer::steps_done)
+        self.members.first().map_or(0, PatternTrainer::steps_done)
     }
 
     /// The best circuit kept so far; `None` until some batch came out
@@ -176,7 +176,7 @@ impl Population {
     /// One training step of every member, in member order; a member whose
     /// batch came out 100% right offers its circuit to the keeper. The
     /// reports, one per member, describe the circuits before the update.
-    /// A member due a repair ([`CheckerboardTrainer::repair_if_due`]) is
+    /// A member due a repair ([`PatternTrainer::repair_if_due`]) is
     /// repaired after its update, and a repaired circuit with no cell
     /// wrong is offered as the next step's. Allocates nothing unless a
     /// circuit is offered or the members restart.
@@ -225,7 +225,7 @@ impl Population {
         config: &CheckerboardConfig,
         program: &mut HardProgram,
         kept: &mut Option<Kept>,
-        trainer: &CheckerboardTrainer,
+        trainer: &PatternTrainer,
         member: usize,
         step: usize,
         ops: Option<&[u8]>,

@@ -72,9 +72,13 @@ impl Run for LogicCaRun {
     }
 
     fn train_step(&mut self, metrics: &mut Metrics) -> Result<()> {
+        let this_step = self.population.steps_done() as u64 + 1;
         let reports = self.population.step().map_err(|e| match e {
             LogicError::NonFiniteLoss { step, loss } => {
                 TrainError::NonFiniteLoss { step: step as u64 + 1, value: loss }
+            }
+            LogicError::Optim(refused @ minnow_optim::OptimError::NonFiniteGradient { .. }) => {
+                TrainError::NonFiniteGradient { step: this_step, refused }
             }
             e => TrainError::task(e),
         })?;

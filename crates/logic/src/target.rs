@@ -1,10 +1,10 @@
 //! Any target grid in place of the checkerboard: a trainer learns the CA
 //! rule that grows the caller's pattern (channel 0) from random grids.
 
-use crate::train::{CheckerboardTrainer, Variant};
+use crate::train::{PatternTrainer, Variant};
 use crate::{LogicError, Result};
 
-impl CheckerboardTrainer {
+impl PatternTrainer {
     /// Trains channel 0 towards `target` (`height * width` values, 0 or 1,
     /// row-major) from the next step on, instead of the checkerboard. The
     /// step reports then measure this target. Refused for the Game of

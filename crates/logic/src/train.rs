@@ -546,10 +546,13 @@ pub fn checkerboard(height: usize, width: usize) -> Vec<f32> {
     (0..height * width).map(|i| (((i % width) / 2 + (i / width) / 2) % 2) as f32).collect()
 }
 
-/// The training state: model, optimiser, worker threads and every buffer a
-/// step needs, so a step after the first allocates nothing.
+/// Trains a logic CA to grow a target pattern in channel 0: the
+/// checkerboard of the config's variant by default (or the Game of Life's
+/// next boards), any drawing after [`set_target`](Self::set_target). It
+/// holds the training state: model, optimiser, worker threads and every
+/// buffer a step needs, so a step after the first allocates nothing.
 #[derive(Debug)]
-pub struct CheckerboardTrainer {
+pub struct PatternTrainer {
     pub(crate) config: CheckerboardConfig,
     pub(crate) ca: LogicCa,
     pub(crate) optimizer: AdamW,
@@ -567,7 +570,7 @@ pub struct CheckerboardTrainer {
     last_accuracy: f32,
 }
 
-impl CheckerboardTrainer {
+impl PatternTrainer {
     /// A trainer at step 0: the CA built from `config.seed`, its worker
     /// threads started. The config is validated first.
     pub fn new(config: &CheckerboardConfig) -> Result<Self> {
@@ -685,6 +688,15 @@ impl CheckerboardTrainer {
         &self.ops
     }
 
+    /// The hard circuit behind the last step's report (its
+    /// [`last_ops`](Self::last_ops), taken before that step's update) on
+    /// the CA's boundary: the circuit to keep when a report came out
+    /// right. The circuit of the logits as they are now, after the
+    /// update, is `model().hard_program(prune)`.
+    pub fn hard_program(&self, prune: Prune) -> HardProgram {
+        HardProgram::new(self.ca.circuit(), &self.ops, self.config.ca.boundary, prune)
+    }
+
     /// The model, to edit (say, to load logits); takes effect next step.
     pub fn model_mut(&mut self) -> &mut LogicCa {
         &mut self.ca
@@ -776,7 +788,7 @@ impl CheckerboardTrainer {
         }
         self.ca.write_logit_grads(&self.probs, &self.sums);
         let params = self.ca.params_mut();
-        clip_grad_value(params, self.config.clip);
+        clip_grad_value(params, self.config.clip)?;
         self.optimizer.step(params)?;
         let total = self.config.batch * self.config.ca.cells();
         let report = StepReport {
@@ -805,6 +817,14 @@ pub struct Trained {
     pub first_perfect: Option<usize>,
     /// Per step, the report of the member with the fewest hard errors.
     pub history: Vec<StepReport>,
+}
+
+impl Trained {
+    /// The kept circuit (or member 0's final one, as [`ops`](Self::ops))
+    /// on the model's boundary, in one call.
+    pub fn hard_program(&self, prune: Prune) -> HardProgram {
+        HardProgram::new(self.model.circuit(), &self.ops, self.model.config().boundary, prune)
+    }
 }
 
 /// Trains a [`Population`] of `config.population` members for

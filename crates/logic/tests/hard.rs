@@ -238,3 +238,19 @@ fn tiled_grid_steps_each_block_as_its_own_grid() {
         assert!(changed, "{h}x{w}: the circuit should leave some cell on");
     }
 }
+
+/// `LogicCa::hard_program` is the long way in one call: the argmax ops,
+/// then `HardProgram::new` on the CA's own boundary, for both prunings.
+#[test]
+fn hard_program_in_one_call_is_the_long_way() {
+    for (seed, boundary) in [(3, Boundary::Zero), (4, Boundary::Periodic)] {
+        let mut ca = LogicCa::new(&small(6, 7, boundary), seed).unwrap();
+        randomize_ops(&mut ca, seed, true);
+        let mut ops = vec![0u8; ca.circuit().params];
+        ca.hard_ops(&mut ops);
+        for prune in [Prune::None, Prune::Channel0] {
+            let long = HardProgram::new(ca.circuit(), &ops, boundary, prune);
+            assert_eq!(ca.hard_program(prune).to_text(), long.to_text(), "{boundary:?} {prune:?}");
+        }
+    }
+}

@@ -5,7 +5,7 @@
 //! bit-parallel hard circuit (`logic_ca/hard`).
 
 use minnow_arena::{CountingAlloc, count_allocations};
-use minnow_logic::{BitGrid, CheckerboardConfig, CheckerboardTrainer, HardScratch, Rollout};
+use minnow_logic::{BitGrid, CheckerboardConfig, HardScratch, PatternTrainer, Rollout};
 use rand::{Rng, SeedableRng};
 
 #[global_allocator]
@@ -15,7 +15,7 @@ static ALLOC: CountingAlloc = CountingAlloc;
 fn training_steps_allocate_nothing_after_warm_up() {
     for rollout in [Rollout::Recompute, Rollout::Store] {
         let config = CheckerboardConfig { rollout, ca_steps: 1, ..CheckerboardConfig::default() };
-        let mut trainer = CheckerboardTrainer::new(&config).unwrap();
+        let mut trainer = PatternTrainer::new(&config).unwrap();
         for _ in 0..2 {
             trainer.step().unwrap();
         }
@@ -56,7 +56,7 @@ fn training_steps_allocate_nothing_after_warm_up() {
         ..CheckerboardConfig::asynchronous()
     };
     for config in [asynchronous, CheckerboardConfig::game_of_life()] {
-        let mut trainer = CheckerboardTrainer::new(&config).unwrap();
+        let mut trainer = PatternTrainer::new(&config).unwrap();
         for _ in 0..2 {
             trainer.step().unwrap();
         }

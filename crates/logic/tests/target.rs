@@ -1,7 +1,7 @@
 //! A target grid in place of the checkerboard: the step reports measure
 //! it, and bad targets are clear errors.
 
-use minnow_logic::{CheckerboardConfig, CheckerboardTrainer, LogicError, RepairConfig, checkerboard};
+use minnow_logic::{CheckerboardConfig, LogicError, PatternTrainer, RepairConfig, checkerboard};
 
 fn config() -> CheckerboardConfig {
     CheckerboardConfig {
@@ -19,7 +19,7 @@ fn reports_measure_the_target_grid() {
     let board = checkerboard(config.ca.height, config.ca.width);
     let inverted: Vec<f32> = board.iter().map(|v| 1.0 - v).collect();
     let first_report = |target: Option<&[f32]>| {
-        let mut trainer = CheckerboardTrainer::new(&config).unwrap();
+        let mut trainer = PatternTrainer::new(&config).unwrap();
         if let Some(t) = target {
             trainer.set_target(t).unwrap();
         }
@@ -38,7 +38,7 @@ fn reports_measure_the_target_grid() {
 fn bad_targets_are_clear_errors() {
     let config = config();
     let cells = config.ca.cells();
-    let mut trainer = CheckerboardTrainer::new(&config).unwrap();
+    let mut trainer = PatternTrainer::new(&config).unwrap();
     let err = trainer.set_target(&vec![0.0; cells - 1]).unwrap_err();
     assert!(
         matches!(err, LogicError::DataLength { expected, found, .. } if expected == cells && found == cells - 1),
@@ -50,7 +50,7 @@ fn bad_targets_are_clear_errors() {
     assert!(err.contains("0 or 1") && err.contains("0.5"), "{err}");
 
     let mut repaired =
-        CheckerboardTrainer::new(&CheckerboardConfig { ca_steps: 4, ..CheckerboardConfig::default() }).unwrap();
+        PatternTrainer::new(&CheckerboardConfig { ca_steps: 4, ..CheckerboardConfig::default() }).unwrap();
     let err = repaired.set_target(&vec![0.0; cells]).unwrap_err().to_string();
     assert!(err.contains("repair.every"), "{err}");
 
@@ -58,7 +58,7 @@ fn bad_targets_are_clear_errors() {
         repair: RepairConfig { every: 0, ..RepairConfig::default() },
         ..CheckerboardConfig::game_of_life()
     };
-    let mut life = CheckerboardTrainer::new(&life).unwrap();
+    let mut life = PatternTrainer::new(&life).unwrap();
     let err = life.set_target(&[0.0; 9]).unwrap_err().to_string();
     assert!(err.contains("game-of-life"), "{err}");
 }

@@ -3,7 +3,7 @@
 //! learns.
 
 use minnow_logic::train::DATA_STREAM;
-use minnow_logic::{CheckerboardConfig, CheckerboardTrainer, LogicCa, LogicError, checkerboard};
+use minnow_logic::{CheckerboardConfig, HardProgram, LogicCa, LogicError, PatternTrainer, Prune, checkerboard};
 use rand::{Rng, SeedableRng};
 
 fn quick() -> CheckerboardConfig {
@@ -31,7 +31,7 @@ fn hard_errors(ca: &LogicCa, grids: &[f32], steps: usize) -> usize {
 #[test]
 fn reported_hard_accuracy_is_the_hard_circuit_on_the_same_batch() {
     let config = quick();
-    let mut trainer = CheckerboardTrainer::new(&config).unwrap();
+    let mut trainer = PatternTrainer::new(&config).unwrap();
     let mut rng = rand_pcg::Pcg64::seed_from_u64(config.seed ^ DATA_STREAM);
     let per_step = config.batch * config.ca.channels * config.ca.cells();
     for _ in 0..6 {
@@ -42,11 +42,47 @@ fn reported_hard_accuracy_is_the_hard_circuit_on_the_same_batch() {
     }
 }
 
+/// The trainer's one call is the circuit behind its last report: the long
+/// way from `last_ops`, and the circuit of the model before that step. A
+/// finished run's is the long way from its kept ops.
+#[test]
+fn hard_program_in_one_call_is_the_circuit_of_the_last_report() {
+    let config = quick();
+    let mut trainer = PatternTrainer::new(&config).unwrap();
+    for _ in 0..3 {
+        let before = trainer.model().clone();
+        trainer.step().unwrap();
+        for prune in [Prune::None, Prune::Channel0] {
+            let long = HardProgram::new(trainer.model().circuit(), trainer.last_ops(), config.ca.boundary, prune);
+            let one = trainer.hard_program(prune).to_text();
+            assert_eq!(one, long.to_text(), "{prune:?}");
+            assert_eq!(one, before.hard_program(prune).to_text(), "{prune:?}");
+        }
+    }
+    // Logits edited after the step: the model's circuit moves, the one
+    // behind the last report does not.
+    let offset = trainer.model().logit_offsets()[0];
+    trainer.model_mut().params_mut().values_mut()[offset + 6] = 1e3;
+    let reported = trainer.hard_program(Prune::None).to_text();
+    assert_ne!(reported, trainer.model().hard_program(Prune::None).to_text());
+    let long = HardProgram::new(trainer.model().circuit(), trainer.last_ops(), config.ca.boundary, Prune::None);
+    assert_eq!(reported, long.to_text());
+    let small = CheckerboardConfig {
+        ca: minnow_logic::LogicCaConfig { height: 8, width: 8, ..Default::default() },
+        train_steps: 2,
+        population: 1,
+        ..quick()
+    };
+    let trained = minnow_logic::train_checkerboard(&small, |_| std::ops::ControlFlow::Continue(())).unwrap();
+    let long = HardProgram::new(trained.model.circuit(), &trained.ops, small.ca.boundary, Prune::Channel0);
+    assert_eq!(trained.hard_program(Prune::Channel0).to_text(), long.to_text());
+}
+
 #[test]
 fn same_seed_same_run() {
     let config = quick();
     let run = || {
-        let mut t = CheckerboardTrainer::new(&config).unwrap();
+        let mut t = PatternTrainer::new(&config).unwrap();
         let reports: Vec<_> = (0..3).map(|_| t.step().unwrap()).collect();
         (reports, t.model().params().values().to_vec())
     };
@@ -55,7 +91,7 @@ fn same_seed_same_run() {
     assert_eq!(r1, r2);
     assert_eq!(v1, v2);
     let (r3, _) = {
-        let mut t = CheckerboardTrainer::new(&CheckerboardConfig { seed: 99, ..config.clone() }).unwrap();
+        let mut t = PatternTrainer::new(&CheckerboardConfig { seed: 99, ..config.clone() }).unwrap();
         ((0..3).map(|_| t.step().unwrap()).collect::<Vec<_>>(), ())
     };
     assert_ne!(r1, r3);
@@ -86,12 +122,12 @@ fn bad_configs_are_clear_errors() {
         ),
     ];
     for (config, words) in cases {
-        let e = CheckerboardTrainer::new(&config).unwrap_err();
+        let e = PatternTrainer::new(&config).unwrap_err();
         assert!(e.to_string().contains(words), "{e}");
     }
     let bad_lr =
         CheckerboardConfig { optimizer: minnow_optim::AdamWConfig { lr: -1.0, ..base.optimizer }, ..base.clone() };
-    assert!(matches!(CheckerboardTrainer::new(&bad_lr), Err(LogicError::Optim(_))));
+    assert!(matches!(PatternTrainer::new(&bad_lr), Err(LogicError::Optim(_))));
 }
 
 #[test]
@@ -99,7 +135,7 @@ fn hard_accuracy_follows_edited_logits() {
     // A trainer whose circuit is random (not all pass-through), so the
     // hard check runs a real pruned program.
     let config = quick();
-    let mut trainer = CheckerboardTrainer::new(&config).unwrap();
+    let mut trainer = PatternTrainer::new(&config).unwrap();
     let mut rng = rand_pcg::Pcg64::seed_from_u64(1);
     let ca = trainer.model_mut();
     for id in ca.layers().to_vec() {
@@ -156,15 +192,10 @@ fn converges_from_almost_every_seed() {
     for seed in 1..=32 {
         let config = CheckerboardConfig { seed, ..CheckerboardConfig::default() };
         let trained = minnow_logic::train_checkerboard(&config, |_| std::ops::ControlFlow::Continue(())).unwrap();
-        let Some(kept) = trained.kept else { continue };
+        let Some(kept) = trained.kept.as_ref() else { continue };
         // A repair after the 500th update offers its circuit as step 500.
         assert!(kept.step <= 500 && trained.first_perfect.is_some_and(|s| s <= kept.step));
-        let program = minnow_logic::HardProgram::new(
-            trained.model.circuit(),
-            &trained.ops,
-            config.ca.boundary,
-            minnow_logic::Prune::Channel0,
-        );
+        let program = trained.hard_program(minnow_logic::Prune::Channel0);
         let r = minnow_logic::robustness::checkerboard_robustness(&program, &checks);
         if r.large >= 0.99 && r.damaged >= 0.99 {
             good.push(seed);
@@ -252,7 +283,7 @@ fn members_restart_afresh_with_the_next_seeds() {
     let seeds: Vec<u64> = population.members().iter().map(|m| m.config().seed).collect();
     assert_eq!(seeds, [member_seed(5, 2), member_seed(5, 3)]);
 
-    let mut alone = CheckerboardTrainer::new(&minnow_logic::Population::member_config(&config, 3)).unwrap();
+    let mut alone = PatternTrainer::new(&minnow_logic::Population::member_config(&config, 3)).unwrap();
     for (step, restarted) in slot1[2..].iter().enumerate() {
         let fresh = alone.step().unwrap();
         assert_eq!((restarted.loss, restarted.hard_errors), (fresh.loss, fresh.hard_errors), "step {step}");
@@ -297,7 +328,7 @@ fn async_hard_accuracy_uses_the_training_fire_masks() {
         batch: 2,
         ..CheckerboardConfig::asynchronous()
     };
-    let mut trainer = CheckerboardTrainer::new(&config).unwrap();
+    let mut trainer = PatternTrainer::new(&config).unwrap();
     // A random circuit, so firing matters.
     let mut rng = rand_pcg::Pcg64::seed_from_u64(4);
     let ca = trainer.model_mut();
@@ -346,7 +377,7 @@ fn async_hard_accuracy_uses_the_training_fire_masks() {
 #[test]
 fn game_of_life_batches_are_boards_and_their_next_boards() {
     let config = CheckerboardConfig { batch: 6, ..CheckerboardConfig::game_of_life() };
-    let mut trainer = CheckerboardTrainer::new(&config).unwrap();
+    let mut trainer = PatternTrainer::new(&config).unwrap();
     let mut rng = rand_pcg::Pcg64::seed_from_u64(8);
     let ca = trainer.model_mut();
     for id in ca.layers().to_vec() {
@@ -384,12 +415,7 @@ fn learns_the_game_of_life_exactly() {
     for seed in 1..=8 {
         let config = CheckerboardConfig { seed, ..CheckerboardConfig::game_of_life() };
         let trained = minnow_logic::train_checkerboard(&config, |_| std::ops::ControlFlow::Continue(())).unwrap();
-        let program = minnow_logic::HardProgram::new(
-            trained.model.circuit(),
-            &trained.ops,
-            config.ca.boundary,
-            minnow_logic::Prune::Channel0,
-        );
+        let program = trained.hard_program(minnow_logic::Prune::Channel0);
         let life = minnow_logic::life::hard_life_accuracy(&program, 4, 1);
         if life.boards_right == 512 && life.large_grids == 1.0 {
             exact.push(seed);

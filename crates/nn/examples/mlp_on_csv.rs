@@ -1,11 +1,13 @@
 //! A two-layer MLP classifies the rows of your CSV file: numbers separated
 //! by commas, the class label (0, 1, ...) last, no header. With no
 //! argument it reads `data/moons/moons.csv` (two interleaved half circles).
-//! A bad row stops it with the line and column to fix.
+//! A bad row stops it with the line and column to fix. The trained model
+//! is saved with its config, rebuilt from the file and run on the held-out
+//! rows in one call.
 //!
 //! `cargo run -p minnow-nn --example mlp_on_csv [-- FILE [CLASSES]]`
 
-use minnow_nn::{Batches, Dataset, MlpConfig, Params, Tape};
+use minnow_nn::{Batches, Checkpoint, CheckpointWriter, Dataset, MlpConfig, Params, Predict, Tape};
 use minnow_optim::{AdamConfig, Optimizer};
 use rand::SeedableRng;
 use std::error::Error;
@@ -42,7 +44,8 @@ fn run() -> Result<(), Box<dyn Error>> {
 
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(0);
     let mut params = Params::new();
-    let model = MlpConfig::new(&[data.width, 32, classes]).init(&mut params, "mlp", &mut rng)?;
+    let config = MlpConfig::new(&[data.width, 32, classes]);
+    let model = config.init(&mut params, "mlp", &mut rng)?;
     let mut adam = AdamConfig { lr: 1e-2, ..AdamConfig::default() }.build(&params)?;
     let mut batches = Batches::new(train.len(), BATCH.min(train.len()), 0)?;
     let (mut x, mut y) = (vec![0.0; batches.batch_size() * data.width], vec![0; batches.batch_size()]);
@@ -61,10 +64,12 @@ fn run() -> Result<(), Box<dyn Error>> {
         adam.step(&mut params)?;
     }
 
-    let mut g = tape.inference(&params);
-    let input = g.input_ref(&[test.len(), test.width], &test.features)?;
-    let logits = model.forward(&mut g, input)?;
-    let scores = g.value(logits);
+    // The model and its config in one file, rebuilt from that file alone.
+    let path = std::env::temp_dir().join(format!("mlp_on_csv-{}.safetensors", std::process::id()));
+    CheckpointWriter::new().model(&config, "mlp", &params).save(&path)?;
+    let (mut model, params) = Checkpoint::load(&path)?.rebuild::<MlpConfig>()?;
+    std::fs::remove_file(&path)?;
+    let scores = model.predict(&params, &[test.len(), test.width], &test.features)?;
     let right =
         scores.chunks_exact(classes).zip(&test.labels).filter(|(row, label)| argmax(row) == **label as usize).count();
     println!("test accuracy: {right} of {} ({:.1}%)", test.len(), 100.0 * right as f64 / test.len() as f64);

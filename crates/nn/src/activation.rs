@@ -1,7 +1,9 @@
 use minnow_autodiff::{Graph, Result, Var};
 
-/// An activation applied between layers.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// An activation applied between layers. In a config file: `"relu"`,
+/// `{"leaky_relu": 0.01}`, `"log_softmax"`, ...
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Activation {
     /// No activation.
     Identity,

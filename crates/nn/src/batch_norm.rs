@@ -6,7 +6,8 @@ use crate::{Checkpoint, Module, NnError, config_error, join};
 use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
 
 /// PyTorch's defaults: eps 1e-5, momentum 0.1.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BatchNorm1dConfig {
     /// Channels (the width of x [B, features]).
     pub features: usize,

@@ -5,8 +5,10 @@ use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
 use rand::Rng;
 
 /// Conv2d with PyTorch's weight layout [out, in, kh, kw] and zero padding
-/// on every side.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// on every side. In a config file `stride`, `padding`, `bias` and the
+/// inits may be left out (they default as [`Conv2dConfig::new`] sets them).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Conv2dConfig {
     /// Input channels.
     pub in_channels: usize,
@@ -15,14 +17,19 @@ pub struct Conv2dConfig {
     /// [kh, kw]
     pub kernel_size: [usize; 2],
     /// Step between windows.
+    #[serde(default = "crate::serde_default::stride")]
     pub stride: usize,
     /// Zeros added on every side.
+    #[serde(default)]
     pub padding: usize,
     /// Whether to add a bias per output channel.
+    #[serde(default = "crate::serde_default::yes")]
     pub bias: bool,
     /// The kernels' init.
+    #[serde(default = "crate::serde_default::pytorch_linear")]
     pub weight_init: Init,
     /// The bias's init.
+    #[serde(default = "crate::serde_default::pytorch_linear")]
     pub bias_init: Init,
 }
 
@@ -156,7 +163,7 @@ impl Module for Conv2d {
 
 /// Max pooling over 2x2 windows with stride 2 (`nn.MaxPool2d(2)`): halves
 /// the height and width, rounding down.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MaxPool2d;
 
 impl MaxPool2d {

@@ -12,7 +12,8 @@ const SIDE: usize = 8;
 const CLASSES: usize = 10;
 
 /// The digits CNN: two Conv2d + ReLU + MaxPool2d stages, then two Linear layers to 10 classes.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DigitsCnnConfig {
     /// Output channels of the two convolutions.
     pub channels: [usize; 2],

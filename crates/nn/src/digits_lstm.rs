@@ -16,7 +16,8 @@ pub const DIGIT_COLS: usize = 8;
 pub const DIGIT_CLASSES: usize = 10;
 
 /// The digits LSTM: reads an image row by row, a Linear maps the last hidden state to 10 logits.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DigitsLstmConfig {
     /// Hidden size of the LSTM.
     pub hidden: usize,

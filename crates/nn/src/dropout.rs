@@ -9,7 +9,8 @@ use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
 /// `nn.Dropout(p)`, seeded.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DropoutConfig {
     /// Probability of zeroing an element, in [0, 1) (PyTorch's default 0.5).
     pub p: f32,

@@ -5,7 +5,8 @@ use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
 use rand::Rng;
 
 /// `nn.Embedding`: a table of `num_embeddings` rows of `embedding_dim` values.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct EmbeddingConfig {
     /// Rows (the index bound).
     pub num_embeddings: usize,

@@ -3,7 +3,8 @@ use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
 use rand::Rng;
 
 /// Dueling Q head: q = V(h) + A(h) - mean A(h).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DuelingHeadConfig {
     /// Width of the features it reads.
     pub inputs: usize,
@@ -47,7 +48,8 @@ impl Module for DuelingHead {
 }
 
 /// Two outputs from one trunk: policy logits and a tanh value in [-1, 1].
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PolicyValueHeadConfig {
     /// Width of the features it reads.
     pub inputs: usize,

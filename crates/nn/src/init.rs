@@ -3,10 +3,12 @@
 use rand::Rng;
 
 /// How to fill a parameter. `fan_in` and `fan_out` are those of the layer.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Init {
     /// PyTorch's default for Linear weights: kaiming_uniform with a = √5,
     /// which is U(-1/√fan_in, 1/√fan_in); also its default for biases.
+    #[serde(rename = "pytorch_linear")]
     PyTorchLinear,
     /// U(-b, b), b = gain √(3 / fan_in), gain √2 (ReLU).
     KaimingUniform,

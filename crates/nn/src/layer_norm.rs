@@ -2,11 +2,13 @@ use crate::{Module, config_error, join};
 use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
 
 /// LayerNorm over the last axis with learned gamma (ones) and beta (zeros).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LayerNormConfig {
     /// Features normalised together (the last dimension).
     pub size: usize,
     /// PyTorch's default, 1e-5.
+    #[serde(default = "crate::serde_default::norm_eps")]
     pub eps: f32,
 }
 

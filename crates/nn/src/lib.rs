@@ -6,6 +6,10 @@
 //! [`Sequential`] runs layers in order, and an [`Mlp`] either ends in its
 //! outputs or, as a trunk, in features for a head.
 //!
+//! [`Predict`] runs any of them on a batch of inputs in one call, and the
+//! configs serialise: a checkpoint written with [`CheckpointWriter::model`]
+//! rebuilds its model from the file alone ([`Checkpoint::rebuild`]).
+//!
 //! Losses are ops on the graph (`Graph::huber`, `Graph::cross_entropy`, ...).
 //! Building layers, reading checkpoints and data return [`NnError`];
 //! running them returns the graph's `minnow_autodiff::Error`, which
@@ -51,8 +55,10 @@ mod init;
 mod layer_norm;
 mod linear;
 mod mlp;
+mod model_config;
 mod policy_value;
 mod policy_value_inference;
+mod predict;
 mod recurrent;
 mod regression;
 mod residual;
@@ -77,8 +83,10 @@ pub use layer_norm::{LayerNorm, LayerNormConfig};
 pub use linear::{Linear, LinearConfig};
 pub use minnow_autodiff::{Graph, ParamId, Params, Tape, Var};
 pub use mlp::{Mlp, MlpConfig};
+pub use model_config::{MODEL_KEY, ModelConfig};
 pub use policy_value::{PolicyValueNet, PolicyValueNetConfig};
 pub use policy_value_inference::PolicyValueInference;
+pub use predict::Predict;
 pub use recurrent::{Gru, GruConfig, Lstm, LstmConfig, RecurrentWeights, Rnn, RnnConfig};
 pub use regression::RegressionDataset;
 pub use residual::{ResidualBlock, ResidualBlockConfig};
@@ -99,6 +107,37 @@ pub trait Module {
         let mut ids = Vec::new();
         self.visit(&mut |id| ids.push(id));
         ids
+    }
+}
+
+/// What the layer configs' constructors set, for the fields a config file
+/// may leave out.
+pub(crate) mod serde_default {
+    use crate::{Activation, Init};
+
+    pub fn yes() -> bool {
+        true
+    }
+
+    pub fn pytorch_linear() -> Init {
+        Init::PyTorchLinear
+    }
+
+    pub fn relu() -> Activation {
+        Activation::Relu
+    }
+
+    pub fn identity() -> Activation {
+        Activation::Identity
+    }
+
+    /// LayerNorm's eps (PyTorch's).
+    pub fn norm_eps() -> f32 {
+        1e-5
+    }
+
+    pub fn stride() -> usize {
+        1
     }
 }
 

@@ -2,18 +2,24 @@ use crate::{Init, Module, config_error, join};
 use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
 use rand::Rng;
 
-/// y = x Wᵀ + b with W [outputs, inputs] (PyTorch's layout).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// y = x Wᵀ + b with W [outputs, inputs] (PyTorch's layout). In a config
+/// file only `inputs` and `outputs` are required; the rest default as
+/// [`LinearConfig::new`] sets them.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LinearConfig {
     /// Input features.
     pub inputs: usize,
     /// Output features.
     pub outputs: usize,
     /// Whether to add a bias.
+    #[serde(default = "crate::serde_default::yes")]
     pub bias: bool,
     /// The weight's init.
+    #[serde(default = "crate::serde_default::pytorch_linear")]
     pub weight_init: Init,
     /// The bias's init.
+    #[serde(default = "crate::serde_default::pytorch_linear")]
     pub bias_init: Init,
 }
 

@@ -9,20 +9,29 @@ use rand::Rng;
 /// A trunk ([`MlpConfig::trunk`]) ends before its output layer: every
 /// layer is hidden, so the network's features feed a head of the caller's
 /// (a Q head, a dueling head, a policy and a value).
-#[derive(Clone, Debug, PartialEq)]
+///
+/// In a config file only `sizes` is required; the rest default as
+/// [`MlpConfig::new`] sets them: `{"sizes": [2, 16, 1]}`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct MlpConfig {
     /// Widths from the input to the output: `[inputs, hidden.., outputs]`.
     pub sizes: Vec<usize>,
     /// After every hidden layer.
+    #[serde(default = "crate::serde_default::relu")]
     pub activation: Activation,
     /// A LayerNorm between each hidden Linear and its activation.
+    #[serde(default)]
     pub layer_norm: bool,
     /// After the output layer (ignored by a trunk, which has none).
+    #[serde(default = "crate::serde_default::identity")]
     pub output_activation: Activation,
     /// Every Linear's weight init (biases keep PyTorch's).
+    #[serde(default = "crate::serde_default::pytorch_linear")]
     pub weight_init: Init,
     /// Whether the last layer is hidden too (LayerNorm, activation), so
     /// the MLP ends in features for a head rather than in outputs.
+    #[serde(default)]
     pub trunk: bool,
 }
 

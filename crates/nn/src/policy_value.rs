@@ -9,7 +9,8 @@ use rand::Rng;
 /// x -> Linear(width) -> ReLU -> `blocks` residual blocks -> policy logits
 /// and a tanh value. With inputs 198, width 140, 4 blocks and 676 policy
 /// outputs it has 283,477 parameters (docs/ANCHORS.md's `az_forward`).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PolicyValueNetConfig {
     /// Observation width.
     pub inputs: usize,

@@ -242,7 +242,7 @@ impl PolicyValueInference {
         self.policy.layer.outputs
     }
 
-    /// x [B, inputs] -> policy logits [B, policy] and values [B] in
+    /// x `[B, inputs]` -> policy logits `[B, policy]` and values `[B]` in
     /// [-1, 1], as [`PolicyValueNet::forward`] computes them in inference
     /// mode (exactly in f32; up to the Linears' rounding in bf16).
     ///
@@ -278,9 +278,11 @@ impl PolicyValueInference {
             k::layer_norm_relu(a, &norm1.gamma, &norm1.beta, norm1.layer.eps, b, mean, rstd);
             fc2.forward(b, a, false, pairs);
             k::layer_norm(a, &norm2.gamma, &norm2.beta, norm2.layer.eps, b, mean, rstd);
+            // The tape's `add_relu` (the sum, then ReLU keeping NaN) in
+            // one pass: `<=` is false for NaN, which passes through.
             for (hv, &t) in h.iter_mut().zip(b.iter()) {
                 let s = *hv + t;
-                *hv = if s > 0.0 { s } else { 0.0 };
+                *hv = if s <= 0.0 { 0.0 } else { s };
             }
         }
         self.policy.forward(h, logits, false, pairs);

@@ -139,7 +139,8 @@ macro_rules! recurrent_layer {
     ($(#[$doc:meta])* $config:ident, $layer:ident, $cell:expr) => {
         $(#[$doc])*
         /// Sizes of the layer (PyTorch init: U(-1/sqrt(hidden), 1/sqrt(hidden))).
-        #[derive(Clone, Copy, Debug, PartialEq)]
+        #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
         pub struct $config {
             /// Input features per step.
             pub inputs: usize,

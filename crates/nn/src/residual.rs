@@ -4,7 +4,8 @@ use rand::Rng;
 
 /// A fully connected residual block (the AlphaZero-style tower's):
 /// y = LN(Linear(ReLU(LN(Linear(x))))), out = ReLU(x + y).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ResidualBlockConfig {
     /// Features in and out.
     pub width: usize,

@@ -194,3 +194,25 @@ fn the_f32_copy_gives_the_tape_forward_bit_for_bit() {
         }
     }
 }
+
+/// A NaN in an observation comes out NaN in that row's logits and value,
+/// from the tape and from the f32 copy alike (their ReLUs keep NaN); the
+/// other rows are unchanged, bit for bit.
+#[test]
+fn a_nan_observation_stays_nan_in_its_row() {
+    let (net, params) = network(13);
+    let mut copy = PolicyValueInference::f32(&net, &params).unwrap();
+    let (rows, p) = (3, CONFIG.policy);
+    let mut x = observations(rows, 5);
+    x[CONFIG.inputs + 7] = f32::NAN;
+    let (want_l, want_v) = f32_forward(&net, &params, &x, rows);
+    let (mut l, mut v) = (vec![0.0; rows * p], vec![0.0; rows]);
+    copy.forward(&x, &mut l, &mut v);
+    for (logits, values) in [(&want_l, &want_v), (&l, &v)] {
+        assert!(logits[p..2 * p].iter().all(|q| q.is_nan()) && values[1].is_nan());
+        assert!(logits[..p].iter().chain(&logits[2 * p..]).all(|q| q.is_finite()));
+    }
+    let same = |a: &[f32], b: &[f32]| a.iter().zip(b).all(|(s, t)| s.to_bits() == t.to_bits());
+    assert!(same(&l[..p], &want_l[..p]) && same(&l[2 * p..], &want_l[2 * p..]));
+    assert!(v[0].to_bits() == want_v[0].to_bits() && v[2].to_bits() == want_v[2].to_bits());
+}

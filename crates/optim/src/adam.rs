@@ -1,6 +1,6 @@
 use crate::bands::in_bands;
 use crate::error::Check;
-use crate::optimizer::{Layout, check_lr, load_named};
+use crate::optimizer::{Layout, check_grads, check_lr, load_named};
 use crate::{Optimizer, Result};
 use minnow_arena::AlignedBuf;
 use minnow_autodiff::Params;
@@ -108,6 +108,7 @@ impl Moments {
 
     fn step(&mut self, params: &mut Params, zero: bool) -> Result<()> {
         self.layout.check(params)?;
+        check_grads(params)?;
         let c = &self.config;
         let hp = AdamParams::new(c.lr, c.betas.0, c.betas.1, c.eps, c.weight_decay, self.decoupled, self.steps + 1);
         let (values, grads) = params.values_and_grads_mut();

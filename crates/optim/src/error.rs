@@ -65,6 +65,21 @@ pub enum OptimError {
         /// The saved length.
         found: usize,
     },
+    /// A gradient holding NaN or an infinity (training has diverged, or
+    /// NaN came in with the data): the step or clipping was refused and
+    /// nothing was updated.
+    #[error(
+        "parameter '{name}': the gradient is not finite ({value} at index {index}); \
+         refusing to update, nothing was changed"
+    )]
+    NonFiniteGradient {
+        /// The parameter's name in its store.
+        name: String,
+        /// Where the first non-finite value is, flat within the parameter.
+        index: usize,
+        /// The value.
+        value: f32,
+    },
     /// Saved state that a checkpoint lacks.
     #[error("state '{name}' is missing")]
     MissingState {

@@ -4,7 +4,9 @@
 //! store; gradient clipping; learning-rate schedules.
 //!
 //! Optimisers are built from validated configs, which allocate their state
-//! once; a step allocates nothing.
+//! once; a step allocates nothing. A step (and clipping) refuses gradients
+//! holding NaN or an infinity with [`OptimError::NonFiniteGradient`],
+//! naming the parameter, and then changes nothing.
 //!
 //! ```
 //! use minnow_autodiff::Params;
@@ -15,9 +17,17 @@
 //! let mut adam = AdamConfig { lr: 0.1, ..AdamConfig::default() }.build(&params).unwrap();
 //! let schedule = ScheduleConfig::cosine(0.1, 100, 0.0).with_warmup(10, 0.1).build().unwrap();
 //! params.grads_mut()[..2].copy_from_slice(&[3.0, 4.0]);
-//! assert_eq!(clip_grad_norm(&mut params, 1.0), 5.0);
+//! assert_eq!(clip_grad_norm(&mut params, 1.0).unwrap(), 5.0);
 //! schedule.apply(&mut adam);
 //! adam.step(&mut params).unwrap();
+//! assert_eq!(adam.step_count(), 1);
+//!
+//! params.grads_mut()[1] = f32::NAN;
+//! let refused = adam.step(&mut params).unwrap_err();
+//! assert_eq!(
+//!     refused.to_string(),
+//!     "parameter 'w': the gradient is not finite (NaN at index 1); refusing to update, nothing was changed"
+//! );
 //! assert_eq!(adam.step_count(), 1);
 //! ```
 //!

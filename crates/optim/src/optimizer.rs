@@ -10,15 +10,18 @@ use std::ops::Range;
 /// allocated once when the optimiser is built; `step` never allocates.
 pub trait Optimizer {
     /// Updates every parameter from its gradient and counts the step.
-    /// An error, and no update, if `params` is not laid out like the store
-    /// the optimiser was built for.
+    /// An error, and no update at all (values, state and step count stay
+    /// as they were), if `params` is not laid out like the store the
+    /// optimiser was built for, or if a gradient holds NaN or an infinity:
+    /// [`OptimError::NonFiniteGradient`] names the first such parameter.
+    /// The check is one read pass over the gradients before the update.
     fn step(&mut self, params: &mut Params) -> Result<()>;
 
     /// As [`step`](Self::step), then leaves every gradient at zero, set in
     /// the same pass by the thread that read it: [`Params::zero_grads`]
     /// before the next backward pass without a second pass over memory
     /// (and, split over threads, without the gradients moving between
-    /// cores).
+    /// cores). On an error the gradients too are left as they were.
     fn step_and_zero_grads(&mut self, params: &mut Params) -> Result<()>;
 
     /// Steps taken so far (PyTorch's `state["step"]`).
@@ -48,6 +51,32 @@ pub trait Optimizer {
 
     /// Overwrites the state buffer `name` (one of those [`state`](Self::state) lists).
     fn load_state(&mut self, name: &str, values: &[f32]) -> Result<()>;
+}
+
+/// An error naming the first parameter with a NaN or infinite gradient,
+/// if any: one vectorised read pass over the flat gradients (padding is
+/// zero), the parameter looked up only when it finds one.
+pub(crate) fn check_grads(params: &Params) -> Result<()> {
+    if minnow_kernels::all_finite(params.grads()) { Ok(()) } else { Err(non_finite_gradient(params)) }
+}
+
+/// The error for the first non-finite gradient of `params` (the failure
+/// path of [`check_grads`]; allocates the name).
+fn non_finite_gradient(params: &Params) -> OptimError {
+    for id in params.ids() {
+        let grad = params.grad(id);
+        if let Some(index) = grad.iter().position(|g| !g.is_finite()) {
+            return OptimError::NonFiniteGradient { name: params.name(id).to_string(), index, value: grad[index] };
+        }
+    }
+    // Only the padding between tensors, which a caller wrote through
+    // `Params::grads_mut`.
+    let index = params.grads().iter().position(|g| !g.is_finite()).unwrap_or(0);
+    OptimError::NonFiniteGradient {
+        name: "(padding between tensors)".to_string(),
+        index,
+        value: params.grads().get(index).copied().unwrap_or(0.0),
+    }
 }
 
 #[track_caller]

@@ -1,6 +1,6 @@
 use crate::bands::in_bands;
 use crate::error::Check;
-use crate::optimizer::{Layout, check_lr, load_named};
+use crate::optimizer::{Layout, check_grads, check_lr, load_named};
 use crate::{OptimError, Optimizer, Result};
 use minnow_arena::AlignedBuf;
 use minnow_autodiff::Params;
@@ -83,6 +83,7 @@ impl Sgd {
     /// One step; with `zero`, the gradients cleared in the same pass.
     fn update(&mut self, params: &mut Params, zero: bool) -> Result<()> {
         self.layout.check(params)?;
+        check_grads(params)?;
         let c = &self.config;
         let hp = SgdParams {
             lr: c.lr,

@@ -89,7 +89,8 @@ pub enum RlError {
     /// graph (`NnError::Autodiff`).
     #[error(transparent)]
     Network(#[from] minnow_nn::NnError),
-    /// The optimiser refused its state (a parameter layout, a checkpoint).
+    /// The optimiser refused its state (a parameter layout, a checkpoint)
+    /// or a gradient (NaN or infinite, naming the parameter).
     #[error(transparent)]
     Optimizer(minnow_optim::OptimError),
     /// The environment refused an action or a state.

@@ -94,6 +94,17 @@ pub enum TrainError {
         /// The loss it computed.
         value: f32,
     },
+    /// A training step's gradient came out NaN or infinite while its loss
+    /// was finite (a learning rate too large, say): the optimiser refused
+    /// it and nothing was updated.
+    #[error("training step {step}: {refused}; lower the learning rate")]
+    NonFiniteGradient {
+        /// The step (counting from 1).
+        step: u64,
+        /// The optimiser's refusal, naming the parameter. (Not the error's
+        /// `source`: the message holds it already.)
+        refused: minnow_optim::OptimError,
+    },
     /// The run's state went non-finite: no checkpoint is written over the
     /// last good one. (`first_bad` names the tensor in the message; it is
     /// not the error's `source`, which a front end would print again.)

@@ -187,6 +187,9 @@ pub fn drive(
             crate::TrainError::Autodiff(minnow_autodiff::Error::NonFiniteLoss { value }) => {
                 crate::TrainError::NonFiniteLoss { step: before + 1, value }
             }
+            crate::TrainError::Optim(refused @ minnow_optim::OptimError::NonFiniteGradient { .. }) => {
+                crate::TrainError::NonFiniteGradient { step: before + 1, refused }
+            }
             e => e,
         })?;
         timing.train_seconds += started.elapsed().as_secs_f64();

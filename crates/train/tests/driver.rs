@@ -18,11 +18,22 @@ struct Toy {
     width: usize,
     /// The step at which `sum` turns NaN, as a diverging loss would.
     poison_at: Option<u64>,
+    /// The step from which the optimiser refuses a non-finite gradient.
+    refuse_from: Option<u64>,
 }
 
 impl Toy {
     fn new(total: u64, width: usize) -> Self {
-        Self { step: 0, total, budget: u64::MAX, rng: Pcg64Mcg::seed_from_u64(7), sum: 0.0, width, poison_at: None }
+        Self {
+            step: 0,
+            total,
+            budget: u64::MAX,
+            rng: Pcg64Mcg::seed_from_u64(7),
+            sum: 0.0,
+            width,
+            poison_at: None,
+            refuse_from: None,
+        }
     }
 }
 
@@ -48,6 +59,10 @@ impl Run for Toy {
     }
 
     fn train_step(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
+        if self.refuse_from.is_some_and(|s| self.step >= s) {
+            let refused = minnow_optim::OptimError::NonFiniteGradient { name: "w".into(), index: 2, value: f32::NAN };
+            return Err(refused.into());
+        }
         self.sum += self.rng.random::<f64>();
         self.step += 3;
         if self.poison_at == Some(self.step) {
@@ -141,6 +156,22 @@ fn non_finite_state_is_never_saved_and_the_last_good_checkpoint_stays() {
     assert_eq!(resumed.step(), 12);
     assert!(resumed.sum.is_finite());
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A step whose gradient the optimiser refuses stops the run naming the
+/// step and the parameter, as a non-finite loss does.
+#[test]
+fn a_refused_gradient_stops_the_run_naming_the_step() {
+    let cadence = Cadence { eval_every: 100, checkpoint_every: 100, eval_at_end: false };
+    let mut run = Toy { refuse_from: Some(9), ..Toy::new(30, 4) };
+    let err = minnow_train::drive(&mut run, cadence, None, &mut ()).unwrap_err();
+    assert!(matches!(err, TrainError::NonFiniteGradient { step: 10, .. }), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "training step 10: parameter 'w': the gradient is not finite (NaN at index 2); refusing to update, \
+         nothing was changed; lower the learning rate"
+    );
+    assert_eq!(run.step(), 9);
 }
 
 #[test]

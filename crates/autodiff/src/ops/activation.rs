@@ -9,7 +9,7 @@ use crate::{Result, Var};
 use minnow_kernels::{self as k, Accum};
 
 impl Graph<'_> {
-    /// max(x, 0); d/dx = 1 where x > 0, else 0.
+    /// max(x, 0), NaN kept (PyTorch's `relu`); d/dx = 1 where x > 0, else 0.
     pub fn relu(&mut self, x: Var) -> Result<Var> {
         Ok(self.activation(OpKind::Relu, x, 0.0))
     }

@@ -1,7 +1,7 @@
 //! Elementwise binary ops of equal shapes, scaling and copying.
 //!
-//! add: dy flows to both; add_relu: y = max(a + b, 0), dy masked by y > 0
-//! then to both; sub: da += dy, db -= dy; mul: da += dy b, db += dy a;
+//! add: dy flows to both; add_relu: y = max(a + b, 0) (NaN kept), dy
+//! masked by y > 0 then to both; sub: da += dy, db -= dy; mul: da += dy b, db += dy a;
 //! scale: dx += s dy; copy: dx += dy.
 
 use super::OpKind;
@@ -16,7 +16,8 @@ impl Graph<'_> {
         self.binary(OpKind::Add, a, b)
     }
 
-    /// max(a + b, 0): a residual connection's sum and activation, fused.
+    /// max(a + b, 0), NaN kept: a residual connection's sum and
+    /// activation, fused.
     pub fn add_relu(&mut self, a: Var, b: Var) -> Result<Var> {
         self.binary(OpKind::AddRelu, a, b)
     }
@@ -64,7 +65,7 @@ impl Graph<'_> {
             OpKind::Add => k::add(av, bv, yv),
             OpKind::AddRelu => {
                 k::add(av, bv, yv);
-                yv.iter_mut().for_each(|v| *v = v.max(0.0));
+                k::relu_inplace(yv);
             }
             OpKind::Sub => k::sub(av, bv, yv),
             _ => k::mul(av, bv, yv),

@@ -155,7 +155,7 @@ pub(crate) fn check(
     rows
 }
 
-/// y [rows, n] = x [rows, k] · Wᵀ + b, then max(·, 0) if `relu`, with W
+/// y [rows, n] = x [rows, k] · Wᵀ + b, then max(·, 0) (NaN kept) if `relu`, with W
 /// and x rounded to bf16 and f32 accumulation (module doc). `scratch`
 /// holds at least `linear_bf16_scratch(rows, k)` u32s; it is overwritten.
 /// One dispatch per call; allocates nothing.
@@ -179,10 +179,10 @@ pub fn linear_bf16(y: &mut [f32], x: &[f32], w: PackedBf16<'_>, bias: Option<&[f
     portable(y, scratch, w.data, w.outputs, w.inputs, bias, relu);
 }
 
-/// max(a, 0) as `vmaxps(a, 0)` computes it: 0 for NaN and for -0.
+/// max(a, 0) as the native path computes it: +0 for -0, NaN kept.
 #[inline(always)]
 pub(crate) fn relu_of(a: f32) -> f32 {
-    if a > 0.0 { a } else { 0.0 }
+    crate::math::relu(a)
 }
 
 /// x [rows, k] as rows of bf16 pairs (`k.div_ceil(2)` each, the odd k's

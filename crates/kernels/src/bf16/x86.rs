@@ -81,7 +81,14 @@ unsafe fn block<const MR: usize, const NV: usize>(b: &Block) {
         let zero = _mm512_setzero_ps();
         for r in 0..MR {
             for v in 0..NV {
-                let out = if b.relu { _mm512_max_ps(acc[r][v], zero) } else { acc[r][v] };
+                let out = if b.relu {
+                    // ReLU keeping NaN: lanes not <= 0 (numbers above 0,
+                    // and NaN) pass, the rest become +0; `vmaxps(a, 0)`
+                    // would turn NaN into 0.
+                    _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(acc[r][v], zero, _CMP_NLE_UQ), acc[r][v])
+                } else {
+                    acc[r][v]
+                };
                 _mm512_mask_storeu_ps(b.y.add(r * b.ldy + v * LANES), lanes(v), out);
             }
         }

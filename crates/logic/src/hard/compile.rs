@@ -73,15 +73,28 @@ pub struct HardProgram {
 }
 
 impl HardProgram {
-    /// The program of `circuit` with parameter gate p fixed to `ops[p]`.
+    /// The program of `circuit` with parameter gate p fixed to `ops[p]`,
+    /// on a grid with `boundary`. `ops` holds one op per parameter gate,
+    /// `circuit.params` of them in the order of the logits (a perception
+    /// gate, shared by every channel, counts once), each an index into
+    /// [`gates::OP_NAMES`] (0..16): what [`LogicCa::hard_ops`] fills.
+    /// Panics on another length. From a trained CA or trainer,
+    /// [`LogicCa::hard_program`], [`PatternTrainer::hard_program`] and
+    /// [`Trained::hard_program`] build it in one call.
+    ///
+    /// [`LogicCa::hard_ops`]: crate::LogicCa::hard_ops
+    /// [`LogicCa::hard_program`]: crate::LogicCa::hard_program
+    /// [`PatternTrainer::hard_program`]: crate::PatternTrainer::hard_program
+    /// [`Trained::hard_program`]: crate::Trained::hard_program
+    #[track_caller]
     pub fn new(circuit: &Circuit, ops: &[u8], boundary: Boundary, prune: Prune) -> Self {
         let mut program = Self::default();
         program.rebuild(circuit, ops, boundary, prune);
         program
     }
 
-    /// Rebuilds in place; allocates nothing once it has been built for a
-    /// circuit of this size.
+    /// Rebuilds in place (`ops` as for [`new`](Self::new)); allocates
+    /// nothing once it has been built for a circuit of this size.
     #[track_caller]
     pub fn rebuild(&mut self, circuit: &Circuit, ops: &[u8], boundary: Boundary, prune: Prune) {
         assert_eq!(ops.len(), circuit.params, "HardProgram::rebuild: expected one op per parameter gate");

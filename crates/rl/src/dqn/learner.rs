@@ -412,7 +412,7 @@ impl DqnLearner {
     /// target network.
     fn step_optimizer(&mut self) -> Result<()> {
         if self.config.max_grad_norm > 0.0 {
-            clip_grad_norm(&mut self.online, self.config.max_grad_norm);
+            clip_grad_norm(&mut self.online, self.config.max_grad_norm)?;
         }
         self.adam.step_and_zero_grads(&mut self.online)?;
         self.grads_clear = true;
