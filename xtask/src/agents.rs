@@ -61,7 +61,12 @@ pub fn run(args: ShipArgs) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", out.display()))?;
     let kept = run.write_agent(keep, &out).map_err(|e| e.to_string())?;
     let bytes = std::fs::metadata(&out).map_err(|e| format!("{}: {e}", out.display()))?.len();
-    println!("{}: {kept} tensors of {} at step {}, {bytes} bytes", out.display(), from.display(), run.step().map_err(|e| e.to_string())?);
+    println!(
+        "{}: {kept} tensors of {} at step {}, {bytes} bytes",
+        out.display(),
+        from.display(),
+        run.step().map_err(|e| e.to_string())?
+    );
     Ok(())
 }
 
@@ -75,9 +80,9 @@ mod tests {
     use super::shipped;
     use crate::pubeval_match::{WholeTurnPlayer, points_match};
     use crate::td_backgammon::TdChooser;
-    use minnow_envs::connect4::pons::{self, PONS_SETS};
     use minnow_envs::ConnectFour;
     use minnow_envs::backgammon::pubeval::Pubeval;
+    use minnow_envs::connect4::pons::{self, PONS_SETS};
     use minnow_rl::alphazero::{AzAgent, Player, PolicyPlayer, net_player};
     use minnow_rl::mcts::NetEvaluator;
     use std::sync::Arc;
@@ -118,7 +123,11 @@ mod tests {
             let evaluator = NetEvaluator::with_inference(&agent.net, agent.params.clone(), inference).unwrap();
             let mut player = PolicyPlayer::new(evaluator);
             let mistakes = pons::count_mistakes(slice, |g| player.act(g)).unwrap();
-            check(task, &format!("network alone: mistakes in the first {} of {label}", slice.len()), mistakes.to_string());
+            check(
+                task,
+                &format!("network alone: mistakes in the first {} of {label}", slice.len()),
+                mistakes.to_string(),
+            );
         }
         let (set, label) = PONS_SETS[2];
         let path = crate::workspace_root().join("data/connect4-pons").join(format!("{set}.jsonl.gz"));

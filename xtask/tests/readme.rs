@@ -264,3 +264,19 @@ fn readme_results_agree_with_results_md() {
     }
     assert!(problems.is_empty(), "README.md and docs/RESULTS.md disagree:\n{}", problems.join("\n"));
 }
+
+/// The README's library example is the quickstart example, which CI runs,
+/// so the code a newcomer copies compiles and trains.
+#[test]
+fn the_library_example_is_the_quickstart() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let example = std::fs::read_to_string(root.join("crates/minnow/examples/quickstart.rs")).unwrap();
+    let code = &example[example.find("use minnow::prelude::*;").expect("the example's first import")..];
+    for doc in ["README.md", "docs/LIBRARY.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        assert!(
+            text.contains(&format!("```rust\n{code}```")),
+            "{doc}'s example differs from crates/minnow/examples/quickstart.rs"
+        );
+    }
+}

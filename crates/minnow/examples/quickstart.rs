@@ -1,5 +1,5 @@
 //! The README's example: a two-layer MLP learns y = x0 * x1 on a grid of
-//! [-1, 1]^2 with Adam and the mean squared error.
+//! [-1, 1]^2 with Adam and the mean squared error, then predicts a point.
 //!
 //! `cargo run --release -p minnow --example quickstart`
 
@@ -11,7 +11,7 @@ fn main() -> minnow::Result<()> {
     let y: Vec<f32> = grid.map(|[a, b]| a * b).collect();
 
     let mut params = Params::new();
-    let model = MlpConfig::new(&[2, 32, 1]).init(&mut params, "mlp", &mut Pcg64Mcg::seed_from_u64(0))?;
+    let mut model = MlpConfig::new(&[2, 32, 1]).init(&mut params, "mlp", &mut Pcg64Mcg::seed_from_u64(0))?;
     let mut adam = AdamConfig { lr: 1e-2, ..AdamConfig::default() }.build(&params)?;
     let mut tape = Tape::new();
     for step in 1..=500 {
@@ -26,5 +26,7 @@ fn main() -> minnow::Result<()> {
         }
         adam.step(&mut params)?;
     }
+    let y = model.predict(&params, &[1, 2], &[0.5, -0.5])?;
+    println!("f(0.5, -0.5) = {:.3}, exactly -0.25", y[0]);
     Ok(())
 }

@@ -54,7 +54,7 @@ pub use rand_pcg::Pcg64Mcg;
 
 /// What most programs import: `use minnow::prelude::*;`.
 pub mod prelude {
-    pub use crate::nn::{Forward, Graph, MlpConfig, Params, Tape, Var};
+    pub use crate::nn::{Forward, Graph, MlpConfig, Params, Predict, Tape, Var};
     pub use crate::optim::{AdamConfig, Optimizer};
     pub use crate::{Error, Pcg64Mcg, Result};
     pub use rand::SeedableRng;
