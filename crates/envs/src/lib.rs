@@ -10,6 +10,11 @@
 //! are written into the caller's buffer, and stepping allocates nothing.
 //! Every random draw comes from a `rand_pcg` generator seeded by `reset`.
 //!
+//! Writing your own: the traits default what most environments share
+//! (every action legal while the episode runs; no chance nodes), and
+//! [`check_action`] / [`check_player_turn`] make the common checks of a
+//! step or a move.
+//!
 //! ```
 //! use minnow_envs::{CartPole, CartPoleConfig, Env};
 //!
@@ -44,8 +49,8 @@ pub use backgammon::{Backgammon, BackgammonConfig};
 pub use cartpole::{CartPole, CartPoleConfig};
 pub use connect4::ConnectFour;
 pub use cube2::{Cube2, Cube2Config, CubeDistances, CubeState};
-pub use env::{Env, MAX_EPISODE_STEPS, Step};
+pub use env::{Env, MAX_EPISODE_STEPS, Step, check_action};
 pub use error::EnvError;
-pub use game::{Game, Turn};
+pub use game::{Game, Turn, check_player_turn};
 pub use game2048::{Board, BoardEncoding, Game2048, Game2048Config};
 pub use tictactoe::TicTacToe;

@@ -13,8 +13,9 @@ pub struct Outcome {
     pub steps: u32,
     /// Undiscounted return, in the environment's reward units.
     pub ret: f32,
-    /// [`DqnEnv::succeeded`] on the last step (false if the budget ran out).
-    pub success: bool,
+    /// [`DqnEnv::succeeded`] on the last step; `None` if the budget ran
+    /// out first (see `over`) or the environment judges no success.
+    pub success: Option<bool>,
     /// The episode ended before the budget ran out.
     pub over: bool,
 }

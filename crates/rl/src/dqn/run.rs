@@ -27,8 +27,9 @@ pub struct RecentEpisodes {
     pub returns: Vec<f32>,
     /// Episode lengths in steps.
     pub lengths: Vec<u32>,
-    /// Whether each episode succeeded.
-    pub successes: Vec<bool>,
+    /// Whether each episode succeeded; `None` where the environment
+    /// judges no success ([`DqnEnv::succeeded`]).
+    pub successes: Vec<Option<bool>>,
     /// Episodes finished since the start of training.
     pub total: u64,
 }
@@ -48,7 +49,7 @@ impl RecentEpisodes {
         self.successes.reserve_exact(room);
     }
 
-    fn push(&mut self, ret: f32, len: u32, success: bool) {
+    fn push(&mut self, ret: f32, len: u32, success: Option<bool>) {
         let slot = (self.total % RECENT_EPISODES as u64) as usize;
         if self.returns.len() < RECENT_EPISODES {
             self.returns.push(ret);
@@ -70,9 +71,19 @@ impl RecentEpisodes {
         mean(self.lengths.iter().map(|&l| l as f32))
     }
 
-    /// Share of the recent episodes that succeeded, in [0, 1] (NaN with none).
-    pub fn success_rate(&self) -> f32 {
-        mean(self.successes.iter().map(|&s| s as u8 as f32))
+    /// Share of the recent episodes that succeeded, of those the
+    /// environment judged, in [0, 1] (NaN before any episode has ended,
+    /// like the means); `None` when episodes have ended and none was
+    /// judged (the environment has no notion of success,
+    /// [`DqnEnv::succeeded`]), so a report leaves it out rather than show
+    /// 0%.
+    pub fn success_rate(&self) -> Option<f32> {
+        if self.successes.is_empty() {
+            return Some(f32::NAN);
+        }
+        let judged = self.successes.iter().flatten();
+        let n = judged.clone().count();
+        (n > 0).then(|| judged.filter(|&&s| s).count() as f32 / n as f32)
     }
 }
 
@@ -327,6 +338,8 @@ impl<E: DqnEnv> DqnRun<E> {
             // Exploring actors would hold the level back: only near-greedy ones count.
             let near_greedy = self.env_epsilon(i) <= CURRICULUM_EPSILON;
             if let Some(curriculum) = self.curriculum.as_mut().filter(|_| near_greedy) {
+                let success =
+                    success.ok_or(RlError::NoModel { env: E::NAME, option: "curriculum", needs: "succeeded" })?;
                 curriculum.record(self.difficulty[i], success);
             }
             self.start_episode(i);
