@@ -13,7 +13,10 @@
 //! Writing your own: the traits default what most environments share
 //! (every action legal while the episode runs; no chance nodes), and
 //! [`check_action`] / [`check_player_turn`] make the common checks of a
-//! step or a move.
+//! step or a move. A learner checks the promises an implementation makes
+//! ([`observe_checked`], [`legal_mask_checked`] and their `Game` twins):
+//! an observation value left unwritten or no legal action in a running
+//! episode is an error naming the trait method, not a silent fault.
 //!
 //! ```
 //! use minnow_envs::{CartPole, CartPoleConfig, Env};
@@ -38,6 +41,7 @@
 pub mod backgammon;
 pub mod cartpole;
 pub mod connect4;
+mod contract;
 pub mod cube2;
 mod env;
 mod error;
@@ -48,6 +52,10 @@ pub mod tictactoe;
 pub use backgammon::{Backgammon, BackgammonConfig};
 pub use cartpole::{CartPole, CartPoleConfig};
 pub use connect4::ConnectFour;
+pub use contract::{
+    UNWRITTEN, check_env_sizes, check_game_sizes, game_legal_actions_checked, game_observe_checked, legal_mask_checked,
+    observe_checked,
+};
 pub use cube2::{Cube2, Cube2Config, CubeDistances, CubeState};
 pub use env::{Env, MAX_EPISODE_STEPS, Step, check_action};
 pub use error::EnvError;

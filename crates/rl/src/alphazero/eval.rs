@@ -3,7 +3,7 @@
 
 use crate::mcts::{Evaluator, MctsConfig, NetEvaluator, RolloutEvaluator, Search, final_value, sample_index};
 use crate::{Result, RlError};
-use minnow_envs::{EnvError, Game, Turn};
+use minnow_envs::{EnvError, Game, Turn, game_legal_actions_checked};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
@@ -467,15 +467,15 @@ where
     Ok(total)
 }
 
-/// The legal actions of `game` in `legal`, or an error when it has none
-/// (a player was asked to act in a finished game or at a chance node).
+/// The legal actions of `game` in `legal`, or an error when no player is
+/// to move (a player was asked to act in a finished game or at a chance
+/// node) or the game lists none (or one out of range) for the player to
+/// move.
 fn legal_actions<G: Game>(game: &G, legal: &mut [u16]) -> Result<usize> {
-    match game.legal_actions(legal) {
-        0 => Err(RlError::Env(EnvError::WrongTurn {
-            game: G::NAME,
-            expected: "a position with a legal move",
-            found: "none",
-        })),
-        n => Ok(n),
-    }
+    let found = match game.turn() {
+        Turn::Player(_) => return Ok(game_legal_actions_checked(game, legal)?),
+        Turn::Over => "the game over",
+        Turn::Chance => "a chance node",
+    };
+    Err(RlError::Env(EnvError::WrongTurn { game: G::NAME, expected: "a player to move", found }))
 }

@@ -10,7 +10,7 @@ use super::gumbel::Halving;
 use super::tree::{Kind, NONE, ROOT, Tree};
 use super::{Evaluator, LeafBatch, MctsConfig};
 use crate::{Result, RlError};
-use minnow_envs::{EnvError, Game, Turn};
+use minnow_envs::{EnvError, Game, Turn, check_game_sizes, game_legal_actions_checked, game_observe_checked};
 use rand::Rng;
 
 /// A search tree over game `G` rooted at the current position.
@@ -47,9 +47,14 @@ pub struct Search<G: Game> {
 
 impl<G: Game> Search<G> {
     /// A search at `game`'s position, with arenas sized for
-    /// `config.simulations` (allocated here, once).
+    /// `config.simulations` (allocated here, once). An error if the config
+    /// is out of range, or `G` breaks a promise of `Game` at `game` (its
+    /// sizes, its legal moves, an observation value left unwritten).
     pub fn new(config: &MctsConfig, game: &G) -> Result<Self> {
         config.validate()?;
+        check_game_sizes::<G>()?;
+        game_legal_actions_checked(game, &mut vec![0; G::MAX_LEGAL])?;
+        game_observe_checked(game, &mut vec![0.0; G::OBSERVATION_SIZE])?;
         let mut search = Self {
             config: *config,
             tree: Tree::new(config.node_capacity(), config.points),
@@ -129,7 +134,8 @@ impl<G: Game> Search<G> {
     /// Starts a search of `config.simulations` new simulations from the
     /// root, with Dirichlet noise on the root priors if `noise` (and the
     /// config's fraction is > 0). An error if no player is to move at the
-    /// root (the game is over, or dice must be rolled first).
+    /// root (the game is over, or dice must be rolled first), or the game
+    /// lists no legal move (or one out of range) for the player to move.
     pub fn begin(&mut self, noise: bool, rng: &mut impl Rng) -> Result<()> {
         self.begin_with(self.config.simulations, noise, rng)
     }
@@ -143,6 +149,7 @@ impl<G: Game> Search<G> {
             Turn::Over => return Err(wrong_turn::<G>("game over")),
             Turn::Chance => return Err(wrong_turn::<G>("a chance node (roll the dice first)")),
         }
+        game_legal_actions_checked(self.tree.state(ROOT), &mut self.legal)?;
         self.budget = simulations.clamp(1, self.config.simulations);
         let need = NODES_PER_SIMULATION * (self.budget as usize + 1);
         if self.tree.room() < need {
