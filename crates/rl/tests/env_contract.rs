@@ -5,10 +5,10 @@
 
 use minnow_envs::{Env, EnvError, Game, Step, Turn, check_action, check_player_turn};
 use minnow_optim::ScheduleConfig;
-use minnow_rl::alphazero::{AzConfig, AzRun, NetworkConfig, SelfPlayConfig, random_opening};
+use minnow_rl::alphazero::{AzConfig, AzRun, MctsPlayer, NetworkConfig, Player, SelfPlayConfig, random_opening};
 use minnow_rl::dqn::eval::play_greedy;
 use minnow_rl::dqn::{DqnConfig, DqnEnv, DqnRun, MemoryConfig, QNetworkConfig};
-use minnow_rl::mcts::{MctsConfig, Search};
+use minnow_rl::mcts::{MctsConfig, Search, UniformEvaluator};
 
 /// What a [`Walk`] gets wrong.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -213,6 +213,8 @@ fn a_game_without_a_move_while_running_is_named() {
     let stuck = Nim::<1> { taken: 3 };
     let err = Search::new(&MctsConfig::default(), &stuck).err().map(|e| e.to_string());
     assert_eq!(err.as_deref(), Some(expected));
+    let mut player = MctsPlayer::new(&MctsConfig::default(), UniformEvaluator, &Nim::<1>::default(), 0).unwrap();
+    assert_eq!(player.act(&stuck).unwrap_err().to_string(), expected);
     // An opening that reaches 3 stones taken with a move still to make.
     let opening = (0..64).find_map(|seed| random_opening::<Nim<1>>(3, seed).err()).expect("an opening reaching 3");
     assert_eq!(opening.to_string(), expected);

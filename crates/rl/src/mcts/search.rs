@@ -7,10 +7,11 @@
 use super::config::NODES_PER_SIMULATION;
 use super::descent::Descent;
 use super::gumbel::Halving;
+use super::locate::Sight;
 use super::tree::{Kind, NONE, ROOT, Tree};
 use super::{Evaluator, LeafBatch, MctsConfig};
 use crate::{Result, RlError};
-use minnow_envs::{EnvError, Game, Turn, check_game_sizes, game_legal_actions_checked, game_observe_checked};
+use minnow_envs::{EnvError, Game, Turn, check_game_sizes, game_legal_actions_checked};
 use rand::Rng;
 
 /// A search tree over game `G` rooted at the current position.
@@ -43,6 +44,11 @@ pub struct Search<G: Game> {
     pub(super) gumbel_noise: bool,
     /// For `run`: a batch of this tree's own.
     pub(super) own_batch: LeafBatch<G>,
+    /// For `set_root`: the position given, a tree node's, and the nodes
+    /// of the plies below the root.
+    pub(super) given: Sight,
+    pub(super) probe: Sight,
+    pub(super) nodes: Vec<u32>,
 }
 
 impl<G: Game> Search<G> {
@@ -53,11 +59,11 @@ impl<G: Game> Search<G> {
     pub fn new(config: &MctsConfig, game: &G) -> Result<Self> {
         config.validate()?;
         check_game_sizes::<G>()?;
-        game_legal_actions_checked(game, &mut vec![0; G::MAX_LEGAL])?;
-        game_observe_checked(game, &mut vec![0.0; G::OBSERVATION_SIZE])?;
+        let tree = Tree::new(config.node_capacity(), config.points);
         let mut search = Self {
             config: *config,
-            tree: Tree::new(config.node_capacity(), config.points),
+            nodes: Vec::with_capacity(1 + tree.max_width),
+            tree,
             legal: vec![0; G::MAX_LEGAL.max(1)],
             outcomes: vec![0.0; G::MAX_OUTCOMES.max(1)],
             noise: vec![0.0; G::MAX_LEGAL.max(1)],
@@ -69,7 +75,10 @@ impl<G: Game> Search<G> {
             halving: Halving::with_capacity(G::MAX_LEGAL.max(1)),
             gumbel_noise: false,
             own_batch: LeafBatch::new(config.leaves_per_round as usize),
+            given: Sight::new::<G>(),
+            probe: Sight::new::<G>(),
         };
+        search.given.see_checked(game)?;
         search.reset(game);
         Ok(search)
     }
