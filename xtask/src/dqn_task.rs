@@ -225,7 +225,12 @@ impl<E: DqnTask> Run for TaskRun<E> {
             metrics.extend([
                 ("loss", self.run.last_update().map_or(f64::NAN, |u| u.loss as f64)),
                 ("mean_return_last_100", recent.mean_return() as f64),
-                ("success_rate_last_100", recent.success_rate() as f64),
+            ]);
+            // Left out for an environment without a notion of success.
+            if let Some(rate) = recent.success_rate() {
+                metrics.push(("success_rate_last_100", rate as f64));
+            }
+            metrics.extend([
                 ("mean_length_last_100", recent.mean_length() as f64),
                 ("epsilon", self.run.epsilon() as f64),
             ]);
@@ -334,12 +339,12 @@ fn train<E: DqnTask>(task: &str, args: &TrainArgs, world: Option<&Rc<dyn Collect
     front.plot(&out.join("curve.png"), task)?;
     let (steps, updates) = (run.step() - start_steps, run.run.learner().updates() - start_updates);
     let recent = run.run.recent();
+    let success = recent.success_rate().map_or(String::new(), |rate| format!(", success {:.1}%", 100.0 * rate));
     println!(
-        "{task}: {steps} environment steps and {updates} updates in {seconds:.1} s of training ({:.0} steps/s, {:.0} updates/s); last 100 episodes: return {:.1}, success {:.1}%",
+        "{task}: {steps} environment steps and {updates} updates in {seconds:.1} s of training ({:.0} steps/s, {:.0} updates/s); last 100 episodes: return {:.1}{success}",
         steps as f64 / seconds,
         updates as f64 / seconds,
         recent.mean_return(),
-        100.0 * recent.success_rate()
     );
     let t = Instant::now();
     let (metrics, table) = E::evaluate(run.run.learner_mut(), &run.env, config.eval.last, config.eval.seed)?;

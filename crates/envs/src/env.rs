@@ -51,14 +51,27 @@ pub trait Env: Clone {
     /// [`Env::legal_mask`]) or the episode is over; the state is then unchanged.
     fn step(&mut self, action: usize) -> Result<Step, EnvError>;
 
-    /// Bit `a` is set when action `a` is legal now. Empty once the episode is over.
-    fn legal_mask(&self) -> u64;
+    /// Bit `a` is set when action `a` is legal now; at least one bit while
+    /// the episode runs, none once it is over. By default every action is
+    /// legal while the episode runs.
+    fn legal_mask(&self) -> u64 {
+        if self.is_over() {
+            return 0;
+        }
+        match self.action_count() {
+            n @ 0..64 => (1 << n) - 1,
+            _ => u64::MAX,
+        }
+    }
 
-    /// Writes the observation of the current state into `out`, which must
-    /// hold exactly `observation_size()` values. Allocates nothing.
+    /// Writes the observation of the current state into every value of
+    /// `out`, which holds exactly `observation_size()` values (it is
+    /// reused: a value left unwritten would be stale). Allocates nothing.
     fn observe(&self, out: &mut [f32]);
 
-    /// Whether the last step ended the episode (done or truncated).
+    /// Whether the last step ended the episode (done or truncated). It has
+    /// no default: only the environment knows, and a wrong answer would
+    /// let a finished episode be stepped on.
     fn is_over(&self) -> bool;
 
     /// [`Env::legal_mask`] as one flag per action.
@@ -72,9 +85,10 @@ pub trait Env: Clone {
     }
 }
 
-/// Checks the common preconditions of `step`: the episode is running and
-/// `action` is in range and legal.
-pub(crate) fn check_action<E: Env>(env: &E, action: usize) -> Result<(), EnvError> {
+/// Checks the common preconditions of [`Env::step`]: the episode is
+/// running and `action` is in range and legal. A `step` can begin with it
+/// and leave the errors to it.
+pub fn check_action<E: Env>(env: &E, action: usize) -> Result<(), EnvError> {
     if env.is_over() {
         return Err(EnvError::EpisodeOver { env: E::NAME });
     }

@@ -85,6 +85,57 @@ pub enum EnvError {
         /// What is wrong.
         problem: &'static str,
     },
+    /// A size an environment or game declares out of range.
+    #[error("{env}: {what} is {found}, expected {expected}")]
+    InvalidSize {
+        /// The environment or game.
+        env: &'static str,
+        /// The trait item that declares it.
+        what: &'static str,
+        /// The size declared.
+        found: usize,
+        /// The range it must lie in.
+        expected: &'static str,
+    },
+    /// An `observe` that left part of its buffer unwritten (the buffer is
+    /// reused, so the rest would hold stale values).
+    #[error("{env}: {method} wrote {written} of {expected} values; it must write every value of the buffer")]
+    PartialObservation {
+        /// The environment or game.
+        env: &'static str,
+        /// The trait method.
+        method: &'static str,
+        /// Values it wrote.
+        written: usize,
+        /// Values the observation has.
+        expected: usize,
+    },
+    /// No legal action where the state says one is due.
+    #[error("{env}: {method}: no legal action in {state}")]
+    NoLegalAction {
+        /// The environment or game.
+        env: &'static str,
+        /// The trait method.
+        method: &'static str,
+        /// The state it was called in, and the method that says so.
+        state: &'static str,
+    },
+    /// Legal actions past what the environment or game declares.
+    #[error("{env}: {method} {what} {found}, past {bound} = {count}")]
+    LegalPastBound {
+        /// The environment or game.
+        env: &'static str,
+        /// The trait method.
+        method: &'static str,
+        /// What it gave (a mask bit, an action, a count).
+        what: &'static str,
+        /// The value it gave.
+        found: usize,
+        /// The trait item that bounds it.
+        bound: &'static str,
+        /// The bound.
+        count: usize,
+    },
     /// A config value out of range.
     #[error("{env} config: {field} must be {expected}, found {found}")]
     InvalidConfig {

@@ -25,10 +25,12 @@ pub trait Game: Clone {
     /// Size of the fixed action space; actions are `0..ACTIONS`.
     const ACTIONS: usize;
     /// At most this many actions are legal at once (the length
-    /// [`Game::legal_actions`] needs).
-    const MAX_LEGAL: usize;
-    /// At most this many chance outcomes exist at a chance node.
-    const MAX_OUTCOMES: usize;
+    /// [`Game::legal_actions`] needs); by default all of them.
+    const MAX_LEGAL: usize = Self::ACTIONS;
+    /// At most this many chance outcomes exist at a chance node; by
+    /// default none (a game without chance). A game with chance nodes
+    /// must set it.
+    const MAX_OUTCOMES: usize = 0;
     /// Length of the buffer [`Game::observe`] writes.
     const OBSERVATION_SIZE: usize;
 
@@ -40,8 +42,9 @@ pub trait Game: Clone {
     fn turn(&self) -> Turn;
 
     /// Writes the legal actions (ascending) into `out[..n]` and returns
-    /// `n`; `out` must hold at least [`Game::MAX_LEGAL`] entries. Zero when
-    /// the game is over or at a chance node.
+    /// `n`; `out` must hold at least [`Game::MAX_LEGAL`] entries. At least
+    /// one when a player is to move; zero when the game is over or at a
+    /// chance node.
     fn legal_actions(&self, out: &mut [u16]) -> usize;
 
     /// Plays `action` for the player to move: an error, with the state
@@ -49,12 +52,20 @@ pub trait Game: Clone {
     fn apply(&mut self, action: usize) -> Result<(), EnvError>;
 
     /// At a chance node, writes the probability of each outcome into
-    /// `out[..n]` (they sum to 1) and returns `n`; zero elsewhere.
-    fn chance_outcomes(&self, out: &mut [f32]) -> usize;
+    /// `out[..n]` (they sum to 1) and returns `n`; zero elsewhere. By
+    /// default zero: a game without chance nodes.
+    fn chance_outcomes(&self, out: &mut [f32]) -> usize {
+        let _ = out;
+        0
+    }
 
     /// Resolves a chance node with outcome `outcome` (an index into
-    /// [`Game::chance_outcomes`]): an error, state unchanged, anywhere else.
-    fn apply_chance(&mut self, outcome: usize) -> Result<(), EnvError>;
+    /// [`Game::chance_outcomes`]): an error, state unchanged, anywhere
+    /// else. By default always that error: a game without chance nodes.
+    fn apply_chance(&mut self, outcome: usize) -> Result<(), EnvError> {
+        let _ = outcome;
+        Err(not_a_chance_node(self))
+    }
 
     /// The final result for `player` (+1 win, 0 draw, -1 loss; games with
     /// larger stakes may return more), or `None` while the game runs.
@@ -72,9 +83,9 @@ pub trait Game: Clone {
         self.outcome(player)
     }
 
-    /// Encodes the state from the view of the player to move into `out`
-    /// (exactly [`Game::OBSERVATION_SIZE`] values), so one network serves
-    /// both sides.
+    /// Encodes the state from the view of the player to move into every
+    /// value of `out` (exactly [`Game::OBSERVATION_SIZE`] values), so one
+    /// network serves both sides.
     fn observe(&self, out: &mut [f32]);
 
     /// Whether [`Game::mirror`] is a symmetry of the game (training can
@@ -99,8 +110,9 @@ pub(crate) fn turn_name(turn: Turn) -> &'static str {
 }
 
 /// Checks the preconditions of [`Game::apply`] that every game shares: a
-/// player is to move and `action` is in `0..G::ACTIONS`.
-pub(crate) fn check_player_turn<G: Game>(game: &G, action: usize) -> Result<(), EnvError> {
+/// player is to move and `action` is in `0..G::ACTIONS`. An `apply` can
+/// begin with it and check only whether the move is legal here.
+pub fn check_player_turn<G: Game>(game: &G, action: usize) -> Result<(), EnvError> {
     match game.turn() {
         Turn::Player(_) => {}
         found => {

@@ -10,6 +10,14 @@
 //! are written into the caller's buffer, and stepping allocates nothing.
 //! Every random draw comes from a `rand_pcg` generator seeded by `reset`.
 //!
+//! Writing your own: the traits default what most environments share
+//! (every action legal while the episode runs; no chance nodes), and
+//! [`check_action`] / [`check_player_turn`] make the common checks of a
+//! step or a move. A learner checks the promises an implementation makes
+//! ([`observe_checked`], [`legal_mask_checked`] and their `Game` twins):
+//! an observation value left unwritten or no legal action in a running
+//! episode is an error naming the trait method, not a silent fault.
+//!
 //! ```
 //! use minnow_envs::{CartPole, CartPoleConfig, Env};
 //!
@@ -33,6 +41,7 @@
 pub mod backgammon;
 pub mod cartpole;
 pub mod connect4;
+mod contract;
 pub mod cube2;
 mod env;
 mod error;
@@ -43,9 +52,13 @@ pub mod tictactoe;
 pub use backgammon::{Backgammon, BackgammonConfig};
 pub use cartpole::{CartPole, CartPoleConfig};
 pub use connect4::ConnectFour;
+pub use contract::{
+    UNWRITTEN, check_env_sizes, check_game_sizes, game_legal_actions_checked, game_observe_checked, legal_mask_checked,
+    observe_checked,
+};
 pub use cube2::{Cube2, Cube2Config, CubeDistances, CubeState};
-pub use env::{Env, MAX_EPISODE_STEPS, Step};
+pub use env::{Env, MAX_EPISODE_STEPS, Step, check_action};
 pub use error::EnvError;
-pub use game::{Game, Turn};
+pub use game::{Game, Turn, check_player_turn};
 pub use game2048::{Board, BoardEncoding, Game2048, Game2048Config};
 pub use tictactoe::TicTacToe;

@@ -1,21 +1,23 @@
 //! DQN on an environment you write: a corridor of cells with a trap at
 //! the left end (reward -1) and a goal at the right end (+1); every other
 //! step costs 0.01. The agent sees its cell (one-hot) and steps left or
-//! right. Implementing `Env` (and `DqnEnv`, here only to say what counts
-//! as a success) is all the library needs; then the greedy policy's
-//! return from every start cell is printed beside the best possible.
+//! right. Implementing `Env` (every action is legal by default, and
+//! `check_action` refuses a step out of range or after the end) and
+//! `DqnEnv` (here only to say what counts as a success) is all the library
+//! needs; then the greedy policy's return from every start cell is printed
+//! beside the best possible.
 //!
 //! `cargo run -p minnow-rl --example dqn_corridor`
 
-use minnow_envs::{Env, EnvError, Step};
+use minnow_envs::{Env, EnvError, Step, check_action};
 use minnow_optim::ScheduleConfig;
 use minnow_rl::RlError;
 use minnow_rl::dqn::eval::play_greedy;
 use minnow_rl::dqn::{DqnConfig, DqnEnv, DqnRun, MemoryConfig, QNetworkConfig};
 
 const CELLS: usize = 10;
+/// Action 0 steps left, action 1 right.
 const LEFT: usize = 0;
-const RIGHT: usize = 1;
 const STEP_COST: f32 = 0.01;
 /// Episodes longer than this are cut (a time limit, not an end).
 const MAX_STEPS: u32 = 50;
@@ -44,14 +46,8 @@ impl Env for Corridor {
     }
 
     fn step(&mut self, action: usize) -> Result<Step, EnvError> {
-        if self.over {
-            return Err(EnvError::EpisodeOver { env: Self::NAME });
-        }
-        self.cell = match action {
-            LEFT => self.cell - 1,
-            RIGHT => self.cell + 1,
-            _ => return Err(EnvError::ActionOutOfRange { env: Self::NAME, action, action_count: 2 }),
-        };
+        check_action(self, action)?;
+        self.cell = if action == LEFT { self.cell - 1 } else { self.cell + 1 };
         self.steps += 1;
         let (reward, done) = match self.cell {
             0 => (-1.0, true),
@@ -61,10 +57,6 @@ impl Env for Corridor {
         let truncated = self.steps >= MAX_STEPS;
         self.over = done || truncated;
         Ok(Step { reward, done, truncated })
-    }
-
-    fn legal_mask(&self) -> u64 {
-        if self.over { 0 } else { 0b11 }
     }
 
     fn observe(&self, out: &mut [f32]) {
@@ -78,8 +70,8 @@ impl Env for Corridor {
 }
 
 impl DqnEnv for Corridor {
-    fn succeeded(&self, last: &Step) -> bool {
-        last.done && self.cell == CELLS - 1
+    fn succeeded(&self, last: &Step) -> Option<bool> {
+        Some(last.done && self.cell == CELLS - 1)
     }
 }
 
@@ -102,12 +94,12 @@ fn main() -> Result<(), RlError> {
         run.step()?;
         if run.env_steps() % 1_000 == 0 {
             let recent = run.recent();
+            let goal = recent.success_rate().map_or(String::new(), |r| format!(", goal reached {:.0}%", 100.0 * r));
             println!(
-                "{:5} steps: last {} episodes: mean return {:+.2}, goal reached {:.0}%",
+                "{:5} steps: last {} episodes: mean return {:+.2}{goal}",
                 run.env_steps(),
                 recent.returns.len(),
                 recent.mean_return(),
-                100.0 * recent.success_rate()
             );
         }
     }

@@ -2,11 +2,12 @@
 //! pile of 10 stones, where each player takes 1, 2 or 3 and whoever takes
 //! the last stone wins. The winning move leaves a multiple of 4 (none
 //! exists from a multiple of 4). Implementing `Game` is all the search
-//! and the self-play trainer need.
+//! and the self-play trainer need; a game without dice leaves the chance
+//! methods to their defaults.
 //!
 //! `cargo run -p minnow-rl --example nim_self_play`
 
-use minnow_envs::{EnvError, Game, Turn};
+use minnow_envs::{EnvError, Game, Turn, check_player_turn};
 use minnow_rl::RlError;
 use minnow_rl::alphazero::{AzConfig, AzRun, NetworkConfig, Player, SelfPlayConfig, TrainingConfig};
 use minnow_rl::mcts::{MctsConfig, RolloutEvaluator, Search};
@@ -30,8 +31,6 @@ impl Game for Nim {
     const NAME: &'static str = "nim";
     /// Action `a` takes `a + 1` stones.
     const ACTIONS: usize = 3;
-    const MAX_LEGAL: usize = 3;
-    const MAX_OUTCOMES: usize = 0;
     /// The pile, one-hot (0 to `START` stones).
     const OBSERVATION_SIZE: usize = START + 1;
 
@@ -52,23 +51,13 @@ impl Game for Nim {
     }
 
     fn apply(&mut self, action: usize) -> Result<(), EnvError> {
-        if self.stones == 0 {
-            return Err(EnvError::WrongTurn { game: Self::NAME, expected: "a player to move", found: "the game over" });
-        }
-        if action >= self.stones.min(3) {
+        check_player_turn(self, action)?;
+        if action >= self.stones {
             return Err(EnvError::IllegalMove { game: Self::NAME, action });
         }
         self.stones -= action + 1;
         self.to_move ^= 1;
         Ok(())
-    }
-
-    fn chance_outcomes(&self, _out: &mut [f32]) -> usize {
-        0
-    }
-
-    fn apply_chance(&mut self, _outcome: usize) -> Result<(), EnvError> {
-        Err(EnvError::WrongTurn { game: Self::NAME, expected: "a chance node", found: "a player to move" })
     }
 
     /// Whoever took the last stone (the player not to move) won.

@@ -97,3 +97,28 @@ fn rollout_search_allocates_nothing_with_a_puct_or_a_gumbel_root() {
         assert_eq!(on_thread.allocations, 0, "gumbel {gumbel_considered}: {} bytes", on_thread.bytes);
     }
 }
+
+/// A player handed positions it was not told of (set afresh, or found a
+/// move or two below its last root) allocates nothing either.
+#[test]
+fn acting_on_untold_positions_allocates_nothing() {
+    use minnow_rl::alphazero::{MctsPlayer, Player, random_opening};
+    use minnow_rl::mcts::UniformEvaluator;
+    let config = MctsConfig { simulations: 64, dirichlet_fraction: 0.0, ..MctsConfig::default() };
+    let mut player = MctsPlayer::new(&config, UniformEvaluator, &TicTacToe::new(), 0).unwrap();
+    // Openings, each followed by the position two moves on.
+    let mut positions = Vec::new();
+    for seed in 0..40 {
+        let game: TicTacToe = random_opening((seed % 5) as u32, seed).unwrap();
+        positions.push(game);
+        let later: TicTacToe = random_opening((seed % 5) as u32 + 2, seed).unwrap();
+        positions.push(later);
+    }
+    positions.retain(|g| matches!(g.turn(), Turn::Player(_)));
+    let act_all = |player: &mut MctsPlayer<TicTacToe, UniformEvaluator>| {
+        positions.iter().map(|g| player.act(g).unwrap()).sum::<usize>()
+    };
+    act_all(&mut player);
+    let (_, on_thread, _) = count_allocations(|| act_all(&mut player));
+    assert_eq!(on_thread.allocations, 0, "{} bytes", on_thread.bytes);
+}

@@ -13,7 +13,7 @@ wrap_env!(CartPoleDqn, CartPole);
 
 impl DqnEnv for CartPoleDqn {
     /// Balanced until the time limit.
-    fn succeeded(&self, last: &Step) -> bool {
-        last.truncated && !last.done
+    fn succeeded(&self, last: &Step) -> Option<bool> {
+        Some(last.truncated && !last.done)
     }
 }

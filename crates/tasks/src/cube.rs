@@ -26,8 +26,8 @@ impl DqnEnv for CubeDqn {
         self.0.config().scramble_depth
     }
 
-    fn succeeded(&self, last: &Step) -> bool {
-        last.done
+    fn succeeded(&self, last: &Step) -> Option<bool> {
+        Some(last.done)
     }
 
     fn model(&self) -> Option<&dyn EnvModel> {

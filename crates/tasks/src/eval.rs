@@ -48,7 +48,7 @@ pub fn evaluate_cube(
             })
             .collect();
         let outcomes = play_greedy(learner, &mut envs, 2 * d)?;
-        let solved: Vec<u32> = outcomes.iter().filter(|o| o.success).map(|o| o.steps).collect();
+        let solved: Vec<u32> = outcomes.iter().filter(|o| o.success == Some(true)).map(|o| o.steps).collect();
         let share = |k: usize| k as f64 / per_distance.max(1) as f64;
         results.push(CubeDistanceResult {
             distance: d,

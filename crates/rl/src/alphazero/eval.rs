@@ -3,7 +3,7 @@
 
 use crate::mcts::{Evaluator, MctsConfig, NetEvaluator, RolloutEvaluator, Search, final_value, sample_index};
 use crate::{Result, RlError};
-use minnow_envs::{EnvError, Game, Turn};
+use minnow_envs::{EnvError, Game, Turn, game_legal_actions_checked};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize};
 pub trait Player<G: Game> {
     /// A new game starts at `game`.
     fn start(&mut self, game: &G);
-    /// The move for the player to move at `game`.
+    /// The move for the player to move at `game`: any position, whether or
+    /// not the player heard how it came about (a searching player then
+    /// searches it afresh).
     fn act(&mut self, game: &G) -> Result<usize>;
     /// `game` is the position after a move (`chance` false) or a dice
     /// outcome (`chance` true) with index `index`.
@@ -103,6 +105,9 @@ impl<G: Game> Player<G> for PolicyPlayer<G> {
 
 /// MCTS without noise, playing the most visited move, with any leaf
 /// evaluator: the trained network, or random rollouts for the baseline.
+/// It keeps its tree between moves it is told of; `act` may be given any
+/// position, and one it was not told of is searched on its own
+/// ([`Search::set_root`]).
 #[derive(Debug)]
 pub struct MctsPlayer<G: Game, E> {
     search: Search<G>,
@@ -135,10 +140,11 @@ impl<G: Game, E: Evaluator<G>> Player<G> for MctsPlayer<G, E> {
         self.search.reset(game);
     }
 
+    /// Searches `game`, on the tree kept from the moves this player was
+    /// told of ([`Player::played`]) or the one found below its last root
+    /// ([`Search::set_root`]); on a new tree for any other position.
     fn act(&mut self, game: &G) -> Result<usize> {
-        if self.search.root().turn() != game.turn() {
-            self.search.reset(game);
-        }
+        self.search.set_root(game)?;
         self.search.run(&mut self.evaluator, false, &mut self.rng)?;
         self.search.choose_action(0.0, &mut self.rng)
     }
@@ -467,15 +473,15 @@ where
     Ok(total)
 }
 
-/// The legal actions of `game` in `legal`, or an error when it has none
-/// (a player was asked to act in a finished game or at a chance node).
+/// The legal actions of `game` in `legal`, or an error when no player is
+/// to move (a player was asked to act in a finished game or at a chance
+/// node) or the game lists none (or one out of range) for the player to
+/// move.
 fn legal_actions<G: Game>(game: &G, legal: &mut [u16]) -> Result<usize> {
-    match game.legal_actions(legal) {
-        0 => Err(RlError::Env(EnvError::WrongTurn {
-            game: G::NAME,
-            expected: "a position with a legal move",
-            found: "none",
-        })),
-        n => Ok(n),
-    }
+    let found = match game.turn() {
+        Turn::Player(_) => return Ok(game_legal_actions_checked(game, legal)?),
+        Turn::Over => "the game over",
+        Turn::Chance => "a chance node",
+    };
+    Err(RlError::Env(EnvError::WrongTurn { game: G::NAME, expected: "a player to move", found }))
 }

@@ -20,7 +20,7 @@ use super::{
 use crate::Result;
 use crate::mcts::{MctsConfig, NetEvaluator, check_network};
 use minnow_autodiff::Params;
-use minnow_envs::Game;
+use minnow_envs::{Game, check_game_sizes};
 use minnow_nn::PolicyValueNet;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -169,10 +169,12 @@ pub(super) fn derive_seed(seed: u64, iteration: u64, stream: u64) -> u64 {
 }
 
 impl<G: Game + Default + Send> AzRun<G> {
-    /// A fresh run: validates the config, builds the network, the
-    /// optimiser, the replay buffer and the workers.
+    /// A fresh run: validates the config and the game's sizes, builds the
+    /// network, the optimiser, the replay buffer and the workers (which
+    /// check the game's start position).
     pub fn new(config: AzConfig) -> Result<Self> {
         config.validate()?;
+        check_game_sizes::<G>()?;
         let mut init_rng = Pcg64Mcg::seed_from_u64(derive_seed(config.seed, u64::MAX, 0));
         let trainer = Trainer::new::<G>(&config.network, &config.training, &mut init_rng)?;
         let snapshot = Arc::new(trainer.params().clone());

@@ -6,7 +6,7 @@ use super::{Positions, SelfPlayConfig};
 use crate::Result;
 use crate::mcts::{LeafBatch, MctsConfig, NetEvaluator, Search, final_value, sample_index, search_batched};
 use minnow_autodiff::Params;
-use minnow_envs::{Game, Turn};
+use minnow_envs::{Game, Turn, game_legal_actions_checked, game_observe_checked};
 use minnow_nn::PolicyValueNet;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -182,7 +182,7 @@ impl<G: Game + Default> SelfPlayWorker<G> {
         if slot.full {
             let start = slot.obs.len();
             slot.obs.resize(start + G::OBSERVATION_SIZE, 0.0);
-            search.root().observe(&mut slot.obs[start..]);
+            game_observe_checked(search.root(), &mut slot.obs[start..])?;
             search.visit_policy(&mut self.policy_row);
             slot.policy.extend_from_slice(&self.policy_row);
             slot.turn_starts.push(slot.after_chance || slot.movers.last() != Some(&(mover as u8)));
@@ -273,10 +273,7 @@ fn random_moves<G: Game>(
     while played < k {
         match game.turn() {
             Turn::Player(_) => {
-                let n = game.legal_actions(legal);
-                if n == 0 {
-                    break;
-                }
+                let n = game_legal_actions_checked(game, legal)?;
                 game.apply(legal[rng.random_range(0..n)] as usize)?;
                 played += 1;
             }

@@ -25,10 +25,13 @@ pub trait DqnEnv: Env {
     }
 
     /// Whether the episode that `last` ended was a success (for the
-    /// curriculum and the success rate shown while training).
-    fn succeeded(&self, last: &Step) -> bool {
+    /// curriculum and the success rate shown while training), or `None`
+    /// when the environment has no notion of success: by default, so a
+    /// report leaves the success rate out rather than show 0%. A
+    /// curriculum needs it.
+    fn succeeded(&self, last: &Step) -> Option<bool> {
         let _ = last;
-        false
+        None
     }
 
     /// The environment's model of every action (what

@@ -7,6 +7,7 @@ use super::shards::Shards;
 use super::{Curriculum, DqnConfig, DqnEnv, DqnLearner, UpdateStats};
 use crate::{NStep, NStepConfig, Result, RlError, Step, splitmix};
 use minnow_dist::Collective;
+use minnow_envs::{check_env_sizes, legal_mask_checked, observe_checked};
 use minnow_optim::Schedule;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -27,8 +28,9 @@ pub struct RecentEpisodes {
     pub returns: Vec<f32>,
     /// Episode lengths in steps.
     pub lengths: Vec<u32>,
-    /// Whether each episode succeeded.
-    pub successes: Vec<bool>,
+    /// Whether each episode succeeded; `None` where the environment
+    /// judges no success ([`DqnEnv::succeeded`]).
+    pub successes: Vec<Option<bool>>,
     /// Episodes finished since the start of training.
     pub total: u64,
 }
@@ -48,7 +50,7 @@ impl RecentEpisodes {
         self.successes.reserve_exact(room);
     }
 
-    fn push(&mut self, ret: f32, len: u32, success: bool) {
+    fn push(&mut self, ret: f32, len: u32, success: Option<bool>) {
         let slot = (self.total % RECENT_EPISODES as u64) as usize;
         if self.returns.len() < RECENT_EPISODES {
             self.returns.push(ret);
@@ -70,9 +72,19 @@ impl RecentEpisodes {
         mean(self.lengths.iter().map(|&l| l as f32))
     }
 
-    /// Share of the recent episodes that succeeded, in [0, 1] (NaN with none).
-    pub fn success_rate(&self) -> f32 {
-        mean(self.successes.iter().map(|&s| s as u8 as f32))
+    /// Share of the recent episodes that succeeded, of those the
+    /// environment judged, in [0, 1] (NaN before any episode has ended,
+    /// like the means); `None` when episodes have ended and none was
+    /// judged (the environment has no notion of success,
+    /// [`DqnEnv::succeeded`]), so a report leaves it out rather than show
+    /// 0%.
+    pub fn success_rate(&self) -> Option<f32> {
+        if self.successes.is_empty() {
+            return Some(f32::NAN);
+        }
+        let judged = self.successes.iter().flatten();
+        let n = judged.clone().count();
+        (n > 0).then(|| judged.filter(|&&s| s).count() as f32 / n as f32)
     }
 }
 
@@ -115,6 +127,7 @@ impl<E: DqnEnv> DqnRun<E> {
     /// `env` is the prototype every copy starts from.
     pub fn new(config: &DqnConfig, env: E) -> Result<Self> {
         config.validate()?;
+        check_env_sizes(&env)?;
         // Each option the config sets needs its capability.
         if config.all_actions {
             model_of(&env)?;
@@ -247,7 +260,7 @@ impl<E: DqnEnv> DqnRun<E> {
     fn step_with(&mut self, mut shards: Option<&mut Shards>) -> Result<()> {
         if self.fresh {
             for i in 0..self.envs.len() {
-                self.start_episode(i);
+                self.start_episode(i)?;
             }
             self.fresh = false;
         }
@@ -302,8 +315,8 @@ impl<E: DqnEnv> DqnRun<E> {
         let o = self.next_obs.len();
         let env = &mut self.envs[i];
         let step = env.step(action as usize)?;
-        env.observe(&mut self.next_obs);
-        let next_legal = env.legal_mask();
+        observe_checked(env, &mut self.next_obs)?;
+        let next_legal = legal_mask_checked(env)?;
         for (a, m) in self.next_mask.iter_mut().enumerate() {
             *m = (next_legal >> a & 1) as f32;
         }
@@ -327,9 +340,11 @@ impl<E: DqnEnv> DqnRun<E> {
             // Exploring actors would hold the level back: only near-greedy ones count.
             let near_greedy = self.env_epsilon(i) <= CURRICULUM_EPSILON;
             if let Some(curriculum) = self.curriculum.as_mut().filter(|_| near_greedy) {
+                let success =
+                    success.ok_or(RlError::NoModel { env: E::NAME, option: "curriculum", needs: "succeeded" })?;
                 curriculum.record(self.difficulty[i], success);
             }
-            self.start_episode(i);
+            self.start_episode(i)?;
         } else {
             self.obs[row].copy_from_slice(&self.next_obs);
             self.masks[i] = next_legal;
@@ -337,15 +352,19 @@ impl<E: DqnEnv> DqnRun<E> {
         Ok(())
     }
 
-    fn start_episode(&mut self, i: usize) {
+    /// Starts env `i`'s next episode; an error if the environment breaks
+    /// a promise of `Env` there (a value of the observation left unwritten,
+    /// a legal-action mask empty or past the actions).
+    fn start_episode(&mut self, i: usize) -> Result<()> {
         let (o, level) = (self.next_obs.len(), self.level());
         let seed = splitmix(self.learner.config.seed ^ splitmix(self.episodes));
         self.episodes += 1;
         let env = &mut self.envs[i];
         self.difficulty[i] = env.start_episode(seed, level);
-        env.observe(&mut self.obs[i * o..(i + 1) * o]);
-        self.masks[i] = env.legal_mask();
+        observe_checked(env, &mut self.obs[i * o..(i + 1) * o])?;
+        self.masks[i] = legal_mask_checked(env)?;
         (self.returns[i], self.lengths[i]) = (0.0, 0);
+        Ok(())
     }
 
     /// Ends every running episode as a time-limit truncation (pending

@@ -23,6 +23,7 @@ mod descent;
 pub mod dirichlet;
 mod evaluator;
 mod gumbel;
+mod locate;
 mod network;
 mod policy;
 mod search;

@@ -7,10 +7,11 @@
 use super::config::NODES_PER_SIMULATION;
 use super::descent::Descent;
 use super::gumbel::Halving;
+use super::locate::Sight;
 use super::tree::{Kind, NONE, ROOT, Tree};
 use super::{Evaluator, LeafBatch, MctsConfig};
 use crate::{Result, RlError};
-use minnow_envs::{EnvError, Game, Turn};
+use minnow_envs::{EnvError, Game, Turn, check_game_sizes, game_legal_actions_checked};
 use rand::Rng;
 
 /// A search tree over game `G` rooted at the current position.
@@ -43,16 +44,26 @@ pub struct Search<G: Game> {
     pub(super) gumbel_noise: bool,
     /// For `run`: a batch of this tree's own.
     pub(super) own_batch: LeafBatch<G>,
+    /// For `set_root`: the position given, a tree node's, and the nodes
+    /// of the plies below the root.
+    pub(super) given: Sight,
+    pub(super) probe: Sight,
+    pub(super) nodes: Vec<u32>,
 }
 
 impl<G: Game> Search<G> {
     /// A search at `game`'s position, with arenas sized for
-    /// `config.simulations` (allocated here, once).
+    /// `config.simulations` (allocated here, once). An error if the config
+    /// is out of range, or `G` breaks a promise of `Game` at `game` (its
+    /// sizes, its legal moves, an observation value left unwritten).
     pub fn new(config: &MctsConfig, game: &G) -> Result<Self> {
         config.validate()?;
+        check_game_sizes::<G>()?;
+        let tree = Tree::new(config.node_capacity(), config.points);
         let mut search = Self {
             config: *config,
-            tree: Tree::new(config.node_capacity(), config.points),
+            nodes: Vec::with_capacity(1 + tree.max_width),
+            tree,
             legal: vec![0; G::MAX_LEGAL.max(1)],
             outcomes: vec![0.0; G::MAX_OUTCOMES.max(1)],
             noise: vec![0.0; G::MAX_LEGAL.max(1)],
@@ -64,7 +75,10 @@ impl<G: Game> Search<G> {
             halving: Halving::with_capacity(G::MAX_LEGAL.max(1)),
             gumbel_noise: false,
             own_batch: LeafBatch::new(config.leaves_per_round as usize),
+            given: Sight::new::<G>(),
+            probe: Sight::new::<G>(),
         };
+        search.given.see_checked(game)?;
         search.reset(game);
         Ok(search)
     }
@@ -129,7 +143,8 @@ impl<G: Game> Search<G> {
     /// Starts a search of `config.simulations` new simulations from the
     /// root, with Dirichlet noise on the root priors if `noise` (and the
     /// config's fraction is > 0). An error if no player is to move at the
-    /// root (the game is over, or dice must be rolled first).
+    /// root (the game is over, or dice must be rolled first), or the game
+    /// lists no legal move (or one out of range) for the player to move.
     pub fn begin(&mut self, noise: bool, rng: &mut impl Rng) -> Result<()> {
         self.begin_with(self.config.simulations, noise, rng)
     }
@@ -143,6 +158,7 @@ impl<G: Game> Search<G> {
             Turn::Over => return Err(wrong_turn::<G>("game over")),
             Turn::Chance => return Err(wrong_turn::<G>("a chance node (roll the dice first)")),
         }
+        game_legal_actions_checked(self.tree.state(ROOT), &mut self.legal)?;
         self.budget = simulations.clamp(1, self.config.simulations);
         let need = NODES_PER_SIMULATION * (self.budget as usize + 1);
         if self.tree.room() < need {

@@ -84,8 +84,8 @@ impl Env for Corridor {
 }
 
 impl DqnEnv for Corridor {
-    fn succeeded(&self, last: &Step) -> bool {
-        last.done
+    fn succeeded(&self, last: &Step) -> Option<bool> {
+        Some(last.done)
     }
 
     fn model(&self) -> Option<&dyn EnvModel> {
