@@ -146,7 +146,7 @@ mod tests {
 
     #[test]
     fn td_backgammon_reproduces_its_card() {
-        const GAMES: usize = 200;
+        const GAMES: usize = 1000;
         let task = "td-backgammon";
         let saved = crate::td_task::load(&shipped(task)).unwrap();
         let net = Arc::new(saved.net);
@@ -176,5 +176,23 @@ mod tests {
             );
             check(task, &format!("weighted A*, {POSITIONS} positions at distance {distance}"), figure);
         }
+    }
+
+    #[test]
+    fn logic_ca_reproduces_its_card() {
+        use minnow_logic::Prune;
+        use minnow_logic::robustness::{Disturbance, RobustnessConfig, checkerboard_robustness, rollout_accuracy};
+        let task = "logic-ca";
+        let run = minnow_train::RunCheckpoint::read(&shipped(task), task).unwrap();
+        let (config, program) = minnow_logic::checkpoint::kept_program(&run, Prune::Channel0).unwrap();
+        let text = crate::workspace_root().join("agents").join(task).join("circuit.txt");
+        assert_eq!(program.to_text(), std::fs::read_to_string(&text).unwrap(), "{}", text.display());
+        let (h, w, n) = (config.ca.height, config.ca.width, config.ca_steps);
+        let trained = rollout_accuracy(&program, h, w, n, 200, 99, Disturbance::None);
+        let what = format!("channel-0 cells right on 200 fresh {h}x{w} grids after {n} steps");
+        check(task, &what, format!("{:.2}%", 100.0 * trained));
+        let r = checkerboard_robustness(&program, &RobustnessConfig::default());
+        let figure = format!("{:.2}% / {:.2}% / {:.2}%", 100.0 * r.large, 100.0 * r.damaged, 100.0 * r.asynchronous);
+        check(task, "robustness on 100 random 64x64 grids: plain / damaged / asynchronous", figure);
     }
 }

@@ -9,7 +9,7 @@
 use crate::ca::LogicCaConfig;
 use crate::population::{member_of_slot, member_seed};
 use crate::train::PatternTrainer;
-use crate::{Kept, Population};
+use crate::{CheckerboardConfig, HardProgram, Kept, LogicCa, Population, Prune};
 use minnow_train::{Result, RunCheckpoint, RunCheckpointWriter, TrainError};
 use serde::{Deserialize, Serialize};
 
@@ -37,6 +37,41 @@ struct KeptRecord {
     member: usize,
     step: usize,
     score: f64,
+}
+
+/// The kept circuit's ops, one per gate of a circuit of `gates`, each
+/// checked to name a gate.
+fn kept_ops(checkpoint: &RunCheckpoint, gates: usize) -> Result<Vec<u8>> {
+    let ops = checkpoint
+        .raw()
+        .tensor(KEPT_OPS)
+        .ok_or_else(|| minnow_nn::NnError::MissingTensor { name: KEPT_OPS.to_string() })?;
+    if ops.len() != gates {
+        let detail = format!("ops: expected one op per gate ({gates} values), found {} values", ops.len());
+        return Err(bad("kept", detail));
+    }
+    let op_range = 0.0..crate::gates::OPS as f32;
+    if let Some(op) = ops.iter().find(|&&op| !(op_range.contains(&op) && op.fract() == 0.0)) {
+        return Err(bad("kept", format!("ops: expected ops 0..{}, found {op}", crate::gates::OPS)));
+    }
+    Ok(ops.iter().map(|&op| op as u8).collect())
+}
+
+/// The circuit a run kept, read back from its run checkpoint (or from the
+/// weights alone, `RunCheckpoint::write_agent` keeping `kept.`): the run's
+/// config and the kept member's hard program, pruned as `prune`. The
+/// wiring is rebuilt from the member's seed, so the file needs only the
+/// ops. An error if the run kept no circuit.
+pub fn kept_program(checkpoint: &RunCheckpoint, prune: Prune) -> Result<(CheckerboardConfig, HardProgram)> {
+    let config: CheckerboardConfig = checkpoint.json("config")?;
+    config.validate().map_err(TrainError::task)?;
+    let Some(record) = checkpoint.json::<Option<KeptRecord>>("kept")? else {
+        return Err(bad("kept", "the run kept no circuit (no step reached 100%)".to_string()));
+    };
+    let ca = LogicCa::new(&config.ca, member_seed(config.seed, record.member)).map_err(TrainError::task)?;
+    let ops = kept_ops(checkpoint, ca.circuit().params)?;
+    let program = HardProgram::new(ca.circuit(), &ops, config.ca.boundary, prune);
+    Ok((config, program))
 }
 
 fn slot_group(slot: usize, part: &str) -> String {
@@ -136,21 +171,8 @@ impl Population {
                     return Err(bad("kept", format!("score: expected a score in [0, 1], found {}", record.score)));
                 }
                 let step = check_step("kept", record.step)?;
-                let ops = checkpoint
-                    .raw()
-                    .tensor(KEPT_OPS)
-                    .ok_or_else(|| minnow_nn::NnError::MissingTensor { name: KEPT_OPS.to_string() })?;
-                let gates = trainers[0].ca.circuit().params;
-                if ops.len() != gates {
-                    let detail = format!("ops: expected one op per gate ({gates} values), found {} values", ops.len());
-                    return Err(bad("kept", detail));
-                }
-                let op_range = 0.0..crate::gates::OPS as f32;
-                if let Some(op) = ops.iter().find(|&&op| !(op_range.contains(&op) && op.fract() == 0.0)) {
-                    return Err(bad("kept", format!("ops: expected ops 0..{}, found {op}", crate::gates::OPS)));
-                }
+                let ops = kept_ops(checkpoint, trainers[0].ca.circuit().params)?;
                 let seed = member_seed(config.seed, record.member);
-                let ops = ops.iter().map(|&op| op as u8).collect();
                 Some(Kept { member: record.member, seed, step, score: record.score, ops })
             }
         };

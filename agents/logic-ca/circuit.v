@@ -1,0 +1,82 @@
+// minnow-logic hard circuit: 36 gates. One cell's next state from its 3x3
+// neighbourhood: taps[c*9 + d] is channel c of neighbour d (row-major, centre 4).
+// The grid's boundary is Zero: the caller wires the taps.
+module logic_ca_cell (
+    input  wire [71:0] taps,
+    output wire [7:0] next
+);
+    wire s0 = taps[3];
+    wire s1 = taps[4];
+    wire s2 = taps[9];
+    wire s3 = taps[10];
+    wire s4 = taps[12];
+    wire s5 = taps[18];
+    wire s6 = taps[19];
+    wire s7 = taps[22];
+    wire s8 = taps[26];
+    wire s9 = taps[27];
+    wire s10 = taps[29];
+    wire s11 = taps[36];
+    wire s12 = taps[37];
+    wire s13 = taps[39];
+    wire s14 = taps[40];
+    wire s15 = taps[41];
+    wire s16 = taps[45];
+    wire s17 = taps[46];
+    wire s18 = taps[47];
+    wire s19 = taps[48];
+    wire s20 = taps[49];
+    wire s21 = taps[50];
+    wire s22 = taps[51];
+    wire s23 = taps[52];
+    wire s24 = taps[54];
+    wire s25 = taps[55];
+    wire s26 = taps[57];
+    wire s27 = taps[58];
+    wire s28 = taps[62];
+    wire s29 = taps[66];
+    wire s30 = s0 & s1;
+    wire s31 = s6 & s7;
+    wire s32 = s12 | s14;
+    wire s33 = s17 | s20;
+    wire s34 = s19 | s20;
+    wire s35 = ~s20 & s23;
+    wire s36 = s25 | s27;
+    wire s37 = s8 & ~s31;
+    wire s38 = s11 & ~s15;
+    wire s39 = s16 & ~s21;
+    wire s40 = ~s18 & s34;
+    wire s41 = s22 & ~s35;
+    wire s42 = s28 | s36;
+    wire s43 = ~s26 & s42;
+    wire s44 = s16 | s39;
+    wire s45 = s16 | s41;
+    wire s46 = s13 | s32;
+    wire s47 = ~s5 & s46;
+    wire s48 = s2 & s30;
+    wire s49 = s6 & s48;
+    wire s50 = s4 | s24;
+    wire s51 = ~s33 & s43;
+    wire s52 = s44 & ~s47;
+    wire s53 = s2 & ~s3;
+    wire s54 = ~s38 & s50;
+    wire s55 = s10 ^ s29;
+    wire s56 = s37 | s52;
+    wire s57 = s5 | s40;
+    wire s58 = s9 & ~s51;
+    wire s59 = s11 & ~s58;
+    wire s60 = s53 | s54;
+    wire s61 = s5 | s49;
+    wire s62 = s16 ^ s57;
+    wire s63 = s55 & ~s59;
+    wire s64 = s22 | s45;
+    wire s65 = s16 | s62;
+    assign next[0] = ~s56;
+    assign next[1] = ~s64;
+    assign next[2] = s63;
+    assign next[3] = ~s61;
+    assign next[4] = s65;
+    assign next[5] = s60;
+    assign next[6] = ~s64;
+    assign next[7] = 1'b0;
+endmodule
