@@ -87,68 +87,86 @@ mod tests {
     use minnow_rl::mcts::NetEvaluator;
     use std::sync::Arc;
 
-    /// The figure in row `what` of the card's "Checked by the tests" table.
-    fn card_figure(task: &str, what: &str) -> String {
-        let path = crate::workspace_root().join("agents").join(task).join("README.md");
-        let card = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let checked = card.split("## Checked by the tests").nth(1).unwrap_or_else(|| {
-            panic!("{}: no section '## Checked by the tests'", path.display());
-        });
-        checked
-            .lines()
-            .filter_map(|line| line.strip_prefix("| "))
-            .filter_map(|row| row.split_once(" | "))
-            .find(|(name, _)| *name == what)
-            .map(|(_, figure)| figure.trim_end_matches(" |").trim().to_string())
-            .unwrap_or_else(|| panic!("{}: no row '{what}' under 'Checked by the tests'", path.display()))
+    /// A card's "Checked by the tests" rows, and what differs from them.
+    struct Card {
+        task: &'static str,
+        rows: Vec<(String, String)>,
+        differences: Vec<String>,
     }
 
-    fn check(task: &str, what: &str, computed: String) {
-        assert_eq!(computed, card_figure(task, what), "{task}: '{what}' differs from agents/{task}/README.md");
-    }
+    impl Card {
+        fn read(task: &'static str) -> Self {
+            let path = crate::workspace_root().join("agents").join(task).join("README.md");
+            let card = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let checked = card.split("## Checked by the tests").nth(1).unwrap_or_else(|| {
+                panic!("{}: no section '## Checked by the tests'", path.display());
+            });
+            let rows = checked
+                .lines()
+                .filter_map(|line| line.strip_prefix("| ")?.strip_suffix(" |")?.split_once(" | "))
+                .map(|(what, figure)| (what.to_string(), figure.to_string()))
+                .collect();
+            Self { task, rows, differences: Vec::new() }
+        }
 
-    /// Pons positions each row checks, and the positions MCTS searches.
-    const PONS_SLICE: usize = 500;
-    const MCTS_SLICE: usize = 40;
+        /// Notes a difference between `computed` and the card's row `what`.
+        fn check(&mut self, what: &str, computed: String) {
+            match self.rows.iter().find(|(name, _)| name == what) {
+                Some((_, figure)) if *figure == computed => {}
+                Some((_, figure)) => self.differences.push(format!("'{what}': card {figure}, computed {computed}")),
+                None => self.differences.push(format!("'{what}': no such row, computed {computed}")),
+            }
+        }
+
+        /// Fails naming every row that differs.
+        fn assert_reproduced(self) {
+            let task = self.task;
+            assert!(self.differences.is_empty(), "agents/{task}/README.md:\n{}", self.differences.join("\n"));
+        }
+    }
 
     #[test]
     fn az_connect4_reproduces_its_card() {
-        let task = "az-connect4";
-        let agent = AzAgent::load::<ConnectFour>(&shipped(task)).unwrap();
+        let mut card = Card::read("az-connect4");
+        let agent = AzAgent::load::<ConnectFour>(&shipped(card.task)).unwrap();
         let inference = agent.config.mcts.inference;
         for (set, label) in PONS_SETS {
             let path = crate::workspace_root().join("data/connect4-pons").join(format!("{set}.jsonl.gz"));
             let positions = pons::load_set(&path).unwrap();
-            let slice = &positions[..PONS_SLICE.min(positions.len())];
             let evaluator = NetEvaluator::with_inference(&agent.net, agent.params.clone(), inference).unwrap();
             let mut player = PolicyPlayer::new(evaluator);
-            let mistakes = pons::count_mistakes(slice, |g| player.act(g)).unwrap();
-            check(
-                task,
-                &format!("network alone: mistakes in the first {} of {label}", slice.len()),
-                mistakes.to_string(),
-            );
+            let mistakes = pons::count_mistakes(&positions, |g| player.act(g)).unwrap();
+            let what = format!("network alone: mistakes on the {} positions of {label}", positions.len());
+            card.check(&what, mistakes.to_string());
         }
         let (set, label) = PONS_SETS[2];
         let path = crate::workspace_root().join("data/connect4-pons").join(format!("{set}.jsonl.gz"));
         let positions = pons::load_set(&path).unwrap();
         let sims = agent.config.eval.simulations;
         let seed = crate::eval::EVAL_SEED ^ 1;
-        let mut player = net_player::<ConnectFour>(&agent.net, &agent.params, &agent.config.mcts, sims, seed).unwrap();
-        let mistakes = pons::count_mistakes(&positions[..MCTS_SLICE], |g| {
-            player.start(g);
-            player.act(g)
-        })
-        .unwrap();
-        let what = format!("MCTS ({sims} simulations): mistakes in the first {MCTS_SLICE} of {label}");
-        check(task, &what, mistakes.to_string());
+        // As the suite splits them: `eval.threads` contiguous chunks, chunk t
+        // searched by a player seeded `seed ^ t`.
+        let chunk = positions.len().div_ceil(agent.config.eval.threads);
+        let mut mistakes = 0;
+        for (t, positions) in positions.chunks(chunk).enumerate() {
+            let mcts = &agent.config.mcts;
+            let mut player = net_player::<ConnectFour>(&agent.net, &agent.params, mcts, sims, seed ^ t as u64).unwrap();
+            mistakes += pons::count_mistakes(positions, |g| {
+                player.start(g);
+                player.act(g)
+            })
+            .unwrap();
+        }
+        let what = format!("MCTS ({sims} simulations): mistakes on the {} positions of {label}", positions.len());
+        card.check(&what, mistakes.to_string());
+        card.assert_reproduced();
     }
 
     #[test]
     fn td_backgammon_reproduces_its_card() {
         const GAMES: usize = 1000;
-        let task = "td-backgammon";
-        let saved = crate::td_task::load(&shipped(task)).unwrap();
+        let mut card = Card::read("td-backgammon");
+        let saved = crate::td_task::load(&shipped(card.task)).unwrap();
         let net = Arc::new(saved.net);
         let eval = saved.config.eval;
         let pubeval = |_: u64| Ok(WholeTurnPlayer::new(Pubeval::standard()));
@@ -156,14 +174,15 @@ mod tests {
         let seed = crate::td_task::EVAL_SEED ^ 1;
         let result = points_match(&ours, &pubeval, GAMES, seed, eval.threads, eval.max_moves, &|| ()).unwrap();
         let figure = format!("{} wins, {:+.3} points per game", result.wins, result.points_per_game());
-        check(task, &format!("network alone against pubeval, {GAMES} games"), figure);
+        card.check(&format!("network alone against pubeval, {GAMES} games"), figure);
+        card.assert_reproduced();
     }
 
     #[test]
     fn cube_solver_reproduces_its_card() {
         const POSITIONS: usize = 50;
-        let task = "cube-solver";
-        let mut heuristic = crate::solve::load(&shipped(task)).unwrap();
+        let mut card = Card::read("cube-solver");
+        let mut heuristic = crate::solve::load(&shipped(card.task)).unwrap();
         let search = crate::cube_task::CubeSolverConfig::default().search;
         for distance in [7, 11, 14] {
             let rows =
@@ -174,25 +193,27 @@ mod tests {
                 "{} solved, mean length {:.2}, mean nodes expanded {:.1}",
                 row.solved, row.mean_length, row.mean_expanded
             );
-            check(task, &format!("weighted A*, {POSITIONS} positions at distance {distance}"), figure);
+            card.check(&format!("weighted A*, {POSITIONS} positions at distance {distance}"), figure);
         }
+        card.assert_reproduced();
     }
 
     #[test]
     fn logic_ca_reproduces_its_card() {
         use minnow_logic::Prune;
         use minnow_logic::robustness::{Disturbance, RobustnessConfig, checkerboard_robustness, rollout_accuracy};
-        let task = "logic-ca";
-        let run = minnow_train::RunCheckpoint::read(&shipped(task), task).unwrap();
+        let mut card = Card::read("logic-ca");
+        let run = minnow_train::RunCheckpoint::read(&shipped(card.task), card.task).unwrap();
         let (config, program) = minnow_logic::checkpoint::kept_program(&run, Prune::Channel0).unwrap();
-        let text = crate::workspace_root().join("agents").join(task).join("circuit.txt");
+        let text = crate::workspace_root().join("agents").join(card.task).join("circuit.txt");
         assert_eq!(program.to_text(), std::fs::read_to_string(&text).unwrap(), "{}", text.display());
         let (h, w, n) = (config.ca.height, config.ca.width, config.ca_steps);
         let trained = rollout_accuracy(&program, h, w, n, 200, 99, Disturbance::None);
         let what = format!("channel-0 cells right on 200 fresh {h}x{w} grids after {n} steps");
-        check(task, &what, format!("{:.2}%", 100.0 * trained));
+        card.check(&what, format!("{:.2}%", 100.0 * trained));
         let r = checkerboard_robustness(&program, &RobustnessConfig::default());
         let figure = format!("{:.2}% / {:.2}% / {:.2}%", 100.0 * r.large, 100.0 * r.damaged, 100.0 * r.asynchronous);
-        check(task, "robustness on 100 random 64x64 grids: plain / damaged / asynchronous", figure);
+        card.check("robustness on 100 random 64x64 grids: plain / damaged / asynchronous", figure);
+        card.assert_reproduced();
     }
 }
