@@ -22,9 +22,9 @@
 //! | [`train`] | `minnow-train` | the `Run` trait and its driver: cadence, resume, metrics |
 //! | [`envs`] | `minnow-envs` (feature `rl`) | `Env` and `Game`, the shipped environments and games |
 //! | [`rl`] | `minnow-rl` (feature `rl`) | replay, DQN, MCTS, AlphaZero self-play, n-tuple and TD agents |
-//! | [`tasks`] | `minnow-tasks` (feature `tasks`) | the shipped environments' DQN adapters and presets |
+//! | `tasks` | `minnow-tasks` (feature `tasks`) | the shipped environments' DQN adapters and presets |
 //! | [`logic`] | `minnow-logic` (feature `logic`) | soft logic-gate cellular automata, hard circuits |
-//! | [`dist`] | `minnow-dist` (feature `mpi`) | training across MPI processes |
+//! | `dist` | `minnow-dist` (feature `mpi`) | training across MPI processes |
 //! | [`kernels`], [`tensor`], [`arena`] | | SIMD kernels, shapes, aligned memory |
 
 mod error;

@@ -95,3 +95,19 @@ impl Drop for ScratchDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// The generator tests seed: `Pcg64Mcg` from `seed`.
+pub fn rng(seed: u64) -> rand_pcg::Pcg64Mcg {
+    use rand::SeedableRng;
+    rand_pcg::Pcg64Mcg::seed_from_u64(seed)
+}
+
+/// `len` deterministic inputs in [-1, 1), different for each `seed`.
+pub fn inputs(len: usize, seed: u64) -> Vec<f32> {
+    (0..len).map(|i| ((i as u64 * 7919 + seed * 104_729) % 2003) as f32 / 1001.5 - 1.0).collect()
+}
+
+/// The values' bit patterns, to compare floats exactly (NaN included).
+pub fn bits(v: &[f32]) -> Vec<u32> {
+    v.iter().map(|x| x.to_bits()).collect()
+}

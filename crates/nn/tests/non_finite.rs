@@ -3,20 +3,8 @@
 
 use minnow_nn::{MlpConfig, Params, Tape};
 use minnow_optim::{AdamConfig, Optimizer};
-use rand::SeedableRng;
 
-fn rng(seed: u64) -> rand_pcg::Pcg64Mcg {
-    rand_pcg::Pcg64Mcg::seed_from_u64(seed)
-}
-
-/// Deterministic inputs in [-1, 1).
-fn inputs(len: usize, seed: u64) -> Vec<f32> {
-    (0..len).map(|i| ((i as u64 * 7919 + seed * 104_729) % 2003) as f32 / 1001.5 - 1.0).collect()
-}
-
-fn bits(v: &[f32]) -> Vec<u32> {
-    v.iter().map(|x| x.to_bits()).collect()
-}
+use minnow_nn::testing::{bits, inputs, rng};
 
 /// NaN propagates as in PyTorch: a NaN input gives NaN outputs in its row
 /// (ReLU no longer turns it into 0), the loss is NaN and the backward pass

@@ -2,23 +2,11 @@
 
 use minnow_arena::{CountingAlloc, count_allocations};
 use minnow_nn::{Activation, Conv2dConfig, Forward, LinearConfig, MlpConfig, Params, Predict, Sequential, Tape};
-use rand::SeedableRng;
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
 
-fn rng(seed: u64) -> rand_pcg::Pcg64Mcg {
-    rand_pcg::Pcg64Mcg::seed_from_u64(seed)
-}
-
-/// Deterministic inputs in [-1, 1).
-fn inputs(len: usize, seed: u64) -> Vec<f32> {
-    (0..len).map(|i| ((i as u64 * 7919 + seed * 104_729) % 2003) as f32 / 1001.5 - 1.0).collect()
-}
-
-fn bits(v: &[f32]) -> Vec<u32> {
-    v.iter().map(|x| x.to_bits()).collect()
-}
+use minnow_nn::testing::{bits, inputs, rng};
 
 /// The graph forward, built by hand on an inference graph.
 fn by_hand(model: &mut impl Forward<Output = minnow_nn::Var>, params: &Params, dims: &[usize], x: &[f32]) -> Vec<f32> {

@@ -7,20 +7,8 @@ use minnow_nn::{
     MlpConfig, NnError, Params, Predict, Tape,
 };
 use minnow_optim::{AdamConfig, Optimizer};
-use rand::SeedableRng;
 
-fn rng(seed: u64) -> rand_pcg::Pcg64Mcg {
-    rand_pcg::Pcg64Mcg::seed_from_u64(seed)
-}
-
-/// Deterministic inputs in [-1, 1).
-fn inputs(len: usize, seed: u64) -> Vec<f32> {
-    (0..len).map(|i| ((i as u64 * 7919 + seed * 104_729) % 2003) as f32 / 1001.5 - 1.0).collect()
-}
-
-fn bits(v: &[f32]) -> Vec<u32> {
-    v.iter().map(|x| x.to_bits()).collect()
-}
+use minnow_nn::testing::{bits, inputs, rng};
 
 /// Adam steps on y = x0 - 2 x1 from a few rows: a trained model whose
 /// weights no init would give.
