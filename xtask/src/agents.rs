@@ -40,10 +40,15 @@ pub fn checkpoint_or_shipped(arg: Option<&Path>, task: &str) -> Result<PathBuf, 
         Some(path) if path.is_dir() => Ok(path.join("checkpoint.safetensors")),
         Some(path) => Ok(path.to_path_buf()),
         None if shipped(task).exists() => Ok(shipped(task)),
-        None => Err(format!(
+        None if crate::train::TASKS.iter().any(|(name, _, _)| *name == task) => Err(format!(
             "no --checkpoint given and no {task} agent ships in {}: train one with \
              `cargo xtask train {task}`, then pass --checkpoint runs/{task}",
             shipped(task).display()
+        )),
+        None => Err(format!(
+            "no --checkpoint given, and no {task} agent ships nor does a task train one: pass \
+             --checkpoint with a run checkpoint of task {task} (an AlphaZero run in the library, \
+             minnow::rl::alphazero)"
         )),
     }
 }
@@ -163,6 +168,18 @@ mod tests {
     }
 
     #[test]
+    fn az_backgammon_reproduces_its_card() {
+        const GAMES: usize = 200;
+        let mut card = Card::read("az-backgammon");
+        let agent = AzAgent::load::<minnow_envs::Backgammon>(&shipped(card.task)).unwrap();
+        let seed = crate::eval::EVAL_SEED ^ 1;
+        let result = crate::pubeval_match::network_vs_pubeval(&agent, GAMES, seed, &|| ()).unwrap();
+        let figure = format!("{} wins, {:+.3} points per game", result.wins, result.points_per_game());
+        card.check(&format!("network alone against pubeval, {GAMES} games"), figure);
+        card.assert_reproduced();
+    }
+
+    #[test]
     fn td_backgammon_reproduces_its_card() {
         const GAMES: usize = 1000;
         let mut card = Card::read("td-backgammon");
@@ -215,5 +232,15 @@ mod tests {
         let figure = format!("{:.2}% / {:.2}% / {:.2}%", 100.0 * r.large, 100.0 * r.damaged, 100.0 * r.asynchronous);
         card.check("robustness on 100 random 64x64 grids: plain / damaged / asynchronous", figure);
         card.assert_reproduced();
+    }
+
+    #[test]
+    fn a_missing_agent_says_how_to_get_one() {
+        use super::checkpoint_or_shipped;
+        let trained = checkpoint_or_shipped(None, "dqn-cartpole").unwrap_err();
+        assert!(trained.contains("train one with `cargo xtask train dqn-cartpole`"), "{trained}");
+        let untrained = checkpoint_or_shipped(None, "az-tictactoe").unwrap_err();
+        assert!(untrained.contains("nor does a task train one"), "{untrained}");
+        assert_eq!(checkpoint_or_shipped(None, "az-connect4").unwrap(), shipped("az-connect4"));
     }
 }

@@ -51,7 +51,7 @@ pub struct TrainArgs {
 const DEFAULT_TASK: &str = "logic-ca";
 
 /// Every task, what it is, and whether it is built yet.
-const TASKS: &[(&str, &str, bool)] = &[
+pub(crate) const TASKS: &[(&str, &str, bool)] = &[
     ("digits-mlp", "MLP on the UCI digits (8x8 images), target >= 97% test accuracy", true),
     ("digits-cnn", "Conv2d network on the UCI digits, target >= 98% test accuracy", true),
     ("digits-lstm", "LSTM reading the digits row by row, target >= 95% test accuracy", true),
