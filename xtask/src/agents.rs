@@ -123,6 +123,12 @@ mod tests {
             }
         }
 
+        /// The row of a match of the network alone against pubeval.
+        fn check_against_pubeval(&mut self, games: usize, result: &crate::pubeval_match::PointsResult) {
+            let figure = format!("{} wins, {:+.3} points per game", result.wins, result.points_per_game());
+            self.check(&format!("network alone against pubeval, {games} games"), figure);
+        }
+
         /// Fails naming every row that differs.
         fn assert_reproduced(self) {
             let task = self.task;
@@ -174,8 +180,7 @@ mod tests {
         let agent = AzAgent::load::<minnow_envs::Backgammon>(&shipped(card.task)).unwrap();
         let seed = crate::eval::EVAL_SEED ^ 1;
         let result = crate::pubeval_match::network_vs_pubeval(&agent, GAMES, seed, &|| ()).unwrap();
-        let figure = format!("{} wins, {:+.3} points per game", result.wins, result.points_per_game());
-        card.check(&format!("network alone against pubeval, {GAMES} games"), figure);
+        card.check_against_pubeval(GAMES, &result);
         card.assert_reproduced();
     }
 
@@ -190,8 +195,7 @@ mod tests {
         let ours = |_: u64| Ok(WholeTurnPlayer::new(TdChooser::new(net.clone(), 1)));
         let seed = crate::td_task::EVAL_SEED ^ 1;
         let result = points_match(&ours, &pubeval, GAMES, seed, eval.threads, eval.max_moves, &|| ()).unwrap();
-        let figure = format!("{} wins, {:+.3} points per game", result.wins, result.points_per_game());
-        card.check(&format!("network alone against pubeval, {GAMES} games"), figure);
+        card.check_against_pubeval(GAMES, &result);
         card.assert_reproduced();
     }
 
