@@ -208,7 +208,7 @@ fn elo_summary<G: Game + Default + Send + Sync>(
     let curve = league.curve();
     let points: Vec<(f64, f64)> = curve.iter().map(|(it, r)| (*it as f64, r.elo)).collect();
     let title = "Elo of each snapshot (random = 0)";
-    crate::plot::learning_curves(&out.join("elo.png"), task, &[crate::plot::Series { title, points: &points }])?;
+    minnow_cli::learning_curves(&out.join("elo.png"), task, &[minnow_cli::Series { title, points: &points }])?;
     let rollout = league.rollout_rating().filter(|r| r.elo.is_finite());
     let pubeval = league.rating_of(PUBEVAL).filter(|r| r.elo.is_finite());
     let (last_iteration, last) = *curve.last().expect("a best snapshot was rated");

@@ -27,6 +27,8 @@ pub enum XtaskError {
     Env(#[from] minnow_envs::EnvError),
     #[error(transparent)]
     Dist(#[from] minnow_dist::DistError),
+    #[error(transparent)]
+    Cli(#[from] minnow_cli::CliError),
     /// A file or directory that could not be read or written.
     #[error("{}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
@@ -70,6 +72,15 @@ impl XtaskError {
     pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Self {
         let path = path.into();
         move |source| XtaskError::Io { path, source }
+    }
+
+    /// Whether a run was stopped on request after writing its checkpoint.
+    pub fn is_stop(&self) -> bool {
+        match self {
+            XtaskError::Train(minnow_train::TrainError::Stopped { .. }) => true,
+            XtaskError::Cli(e) => e.is_stop(),
+            _ => false,
+        }
     }
 
     /// The error and each of its sources, joined by ": ".

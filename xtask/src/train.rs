@@ -2,50 +2,15 @@
 //! bar, JSON-lines metrics, a PNG learning curve and checkpoints in --out.
 
 use crate::error::XtaskError;
-use crate::plot::{Series, learning_curves};
-use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
+use minnow_cli::{Series, learning_curves};
 use minnow_dist::Collective;
 use minnow_train::sinks::{JsonLines, TensorBoard};
-use minnow_train::supervised::{DigitsConfig, DigitsRun};
 use minnow_train::{Event, Observer};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::time::Instant;
 
-#[derive(Args, Debug)]
-pub struct TrainArgs {
-    /// The task to train (default: logic-ca). `list` shows them all.
-    pub(crate) task: Option<String>,
-    /// A JSON file overriding the task's default config (unknown keys are errors).
-    #[arg(long)]
-    pub(crate) config: Option<PathBuf>,
-    /// Where metrics, the plot and checkpoints go (default: runs/TASK).
-    #[arg(long)]
-    pub(crate) out: Option<PathBuf>,
-    /// Continue from the checkpoint in --out.
-    #[arg(long)]
-    pub(crate) resume: bool,
-    /// The run's seed (overrides the config's).
-    #[arg(long)]
-    pub(crate) seed: Option<u64>,
-    /// Train for this many steps (overrides the config's).
-    #[arg(long)]
-    pub(crate) steps: Option<u64>,
-    /// logic-ca: train each seed of FIRST..LAST in turn and print a table
-    /// row per seed (writes nothing).
-    #[arg(long, value_name = "FIRST..LAST")]
-    pub(crate) sweep_seeds: Option<String>,
-    /// With --sweep-seeds: stop after the first seed whose circuit holds.
-    #[arg(long)]
-    pub(crate) until_first: bool,
-    /// Train as one rank of an MPI job (`mpirun -np K ...`; also detected
-    /// from the launcher): digits-* and dqn-* data-parallel, logic-ca --sweep-seeds
-    /// spread over the ranks, az-* with rank 0 learning and the others
-    /// playing (K >= 2). Needs a build with `--features mpi`.
-    #[arg(long)]
-    pub(crate) distributed: bool,
-}
+pub(crate) use minnow_cli::TrainArgs;
 
 /// The task a bare `cargo xtask train` runs.
 const DEFAULT_TASK: &str = "logic-ca";
@@ -68,8 +33,18 @@ pub(crate) const TASKS: &[(&str, &str, bool)] = &[
 
 pub fn run(args: TrainArgs) -> Result<(), XtaskError> {
     let task = args.task.clone().unwrap_or_else(|| DEFAULT_TASK.to_string());
+    let registry = minnow_tasks::registry();
+    if registry.get(&task).is_some() {
+        return minnow_cli::train(&args, &registry, &crate::workspace_root()).map_err(|e| match e {
+            minnow_cli::CliError::Dist(e @ minnow_dist::DistError::NotCompiled) => {
+                format!("{e} (through cargo: `mpirun -np K cargo xtask-mpi train {task} --distributed`)").into()
+            }
+            e => e.into(),
+        });
+    }
     if task == "list" {
-        for (name, what, built) in TASKS {
+        minnow_cli::train(&args, &registry, &crate::workspace_root())?;
+        for (name, what, built) in TASKS.iter().filter(|(name, _, _)| registry.get(name).is_none()) {
             println!("  {name:<14} {}{what}", if *built { "" } else { "[not built yet] " });
         }
         return Ok(());
@@ -84,7 +59,7 @@ pub fn run(args: TrainArgs) -> Result<(), XtaskError> {
         e => XtaskError::from(e),
     })?;
     let result = train_task(&task, &args, &world);
-    crate::run_returned();
+    minnow_cli::run_returned();
     // A rank that failed alone would leave the others waiting in a
     // collective: the whole job ends with it. (A stop is agreed by every
     // rank in the step, so they all return.)
@@ -128,64 +103,8 @@ fn train_task(task: &str, args: &TrainArgs, world: &Rc<dyn Collective>) -> Resul
         Some(_) if task == crate::td_task::TASK => crate::td_task::train_td_backgammon(args),
         Some(_) if task == "logic-ca" => Ok(crate::logic_task::train_logic_ca(args)?),
         Some(_) if task.starts_with("az-") => Ok(crate::az_task::train_az(&task, args, distributed.then_some(world))?),
-        Some(_) => train_digits(&task, args, world),
+        Some(_) => Err(XtaskError::UnknownTask { task }),
     }
-}
-
-/// A digits task; as one rank of several, data-parallel: every rank trains
-/// (the same steps, the same parameters), rank 0 alone writes the run.
-fn train_digits(task: &str, args: &TrainArgs, world: &Rc<dyn Collective>) -> Result<(), XtaskError> {
-    let defaults = match task {
-        "digits-cnn" => DigitsConfig::cnn(),
-        "digits-lstm" => DigitsConfig::lstm(),
-        _ => DigitsConfig::default(),
-    };
-    let mut config: DigitsConfig = layered(defaults, args.config.as_deref())?;
-    if let Some(seed) = args.seed {
-        config.seed = seed;
-    }
-    if let Some(steps) = args.steps {
-        config.steps = steps;
-    }
-    config.validate()?;
-    agree_on_config(world.as_ref(), task, args, &config)?;
-
-    let root = world.rank() == 0;
-    let (out, checkpoint) = rank_run_dir(root, args, task)?;
-    let (train, test) = minnow_train::load_digits(&crate::workspace_root().join("data/digits.csv.gz"))?;
-    let mut run = if args.resume {
-        DigitsRun::resume(config.clone(), train, test, &checkpoint)?
-    } else {
-        DigitsRun::new(config.clone(), train, test)?
-    };
-    if world.size() > 1 {
-        run = run.distributed(world.clone())?;
-    }
-    if !root {
-        run.run(None, &mut ())?;
-        return Ok(());
-    }
-    write_json(&out.join("config.json"), &config)?;
-
-    match world.size() {
-        1 => println!("training {task} -> {}", out.display()),
-        ranks => println!("training {task} on {ranks} ranks, data-parallel -> {}", out.display()),
-    }
-    let mut front = FrontEnd::open(&out, run.step_count(), config.steps, "test_accuracy")?;
-    let started = Instant::now();
-    let summary = run.run(Some(&checkpoint), &mut front)?;
-    front.bar.finish_and_clear();
-    front.plot(&out.join("curve.png"), task)?;
-    println!(
-        "{task}: {} steps in {:.1} s; test accuracy {:.2}% (train {:.2}%), final loss {:.4}",
-        summary.steps,
-        started.elapsed().as_secs_f64(),
-        100.0 * summary.test_accuracy,
-        100.0 * summary.train_accuracy,
-        summary.final_loss
-    );
-    println!("wrote {}/{{metrics.jsonl, curve.png, checkpoint.safetensors, config.json}}", out.display());
-    Ok(())
 }
 
 /// Refuses to start unless every rank was given the same task, `--resume`
@@ -411,7 +330,7 @@ impl FrontEnd {
             Series { title: "training loss", points: &self.loss },
             Series { title: &accuracy_title, points: &self.accuracy },
         ];
-        learning_curves(path, task, &series)
+        Ok(learning_curves(path, task, &series)?)
     }
 }
 

@@ -42,13 +42,16 @@
 pub mod alphazero_presets;
 mod cartpole;
 mod cube;
+pub mod digits;
 pub mod eval;
 mod game2048;
 pub mod presets;
 mod pretrain;
+mod registry;
 mod wrap;
 
 pub use cartpole::CartPoleDqn;
 pub use cube::CubeDqn;
 pub use game2048::Game2048Dqn;
 pub use pretrain::pretrain_cube;
+pub use registry::{DEFAULT_TASK, registry};

@@ -26,6 +26,7 @@
 #![warn(missing_docs)]
 
 pub mod checkpoint;
+pub mod config;
 mod error;
 mod events;
 pub mod memory;
@@ -33,6 +34,7 @@ mod run;
 pub mod sinks;
 mod stop;
 pub mod supervised;
+pub mod task;
 
 pub use checkpoint::{RunCheckpoint, RunCheckpointWriter, config_identity, describe_difference};
 pub use error::{Result, TrainError};
@@ -40,6 +42,7 @@ pub use events::{Event, Observer};
 pub use run::{Cadence, Metrics, Run, Timing, drive, resume, save};
 use stop::Driving;
 pub use stop::{request_stop, request_stop_held, stop_requested};
+pub use task::{AnyTask, Configured, Registry, Session, Sweep, Task, TaskError, View};
 
 /// Reads the UCI digits from `data/digits.csv.gz` (pixels scaled to [0, 1])
 /// and splits it as documented: rows with `i % 5 == 0` are the test set.

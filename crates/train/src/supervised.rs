@@ -359,6 +359,11 @@ impl DigitsRun {
             eval_at_end: true,
         };
         crate::drive(self, cadence, checkpoint, observer)?;
+        self.summary()
+    }
+
+    /// The accuracies as the run stands.
+    pub fn summary(&mut self) -> Result<Summary> {
         Ok(Summary {
             steps: self.step,
             train_accuracy: self.accuracy(Split::Train)?,

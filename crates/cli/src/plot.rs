@@ -1,13 +1,16 @@
 //! Learning curves as PNG: one panel per metric against the step.
 
-use crate::error::XtaskError;
+use crate::error::CliError;
 use plotters::prelude::*;
 use std::path::Path;
 use std::sync::Once;
 
 /// A named series of (step, value) points.
+#[derive(Debug, Clone, Copy)]
 pub struct Series<'a> {
+    /// The panel's title.
     pub title: &'a str,
+    /// The points, step first.
     pub points: &'a [(f64, f64)],
 }
 
@@ -22,9 +25,9 @@ fn register_font() {
 }
 
 /// Draws the series side by side into a PNG.
-pub fn learning_curves(path: &Path, heading: &str, series: &[Series<'_>]) -> Result<(), XtaskError> {
+pub fn learning_curves(path: &Path, heading: &str, series: &[Series<'_>]) -> Result<(), CliError> {
     register_font();
-    let fail = |e: &dyn std::fmt::Display| XtaskError::Plot { path: path.to_path_buf(), detail: e.to_string() };
+    let fail = |e: &dyn std::fmt::Display| CliError::Plot { path: path.to_path_buf(), detail: e.to_string() };
     let width = 480 * series.len().max(1) as u32;
     let root = BitMapBackend::new(path, (width, 400)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| fail(&e))?;

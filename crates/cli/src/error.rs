@@ -1,0 +1,110 @@
+//! What the command line can fail with: a task's error with its sources,
+//! and the files, flags and configs the command line itself handles.
+
+use std::path::PathBuf;
+
+/// The advisory lock file a live run holds in its directory.
+pub const LOCK_FILE: &str = ".lock";
+
+/// A failed command; [`chain`](CliError::chain) prints it with its causes.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// The task's own failure (a stopped run among them).
+    #[error("{task}")]
+    Task {
+        /// The task's name.
+        task: String,
+        /// What failed.
+        source: minnow_train::TaskError,
+    },
+    /// The run driver's (resume, a stop, a checkpoint).
+    #[error(transparent)]
+    Train(#[from] minnow_train::TrainError),
+    /// The process group's (no MPI support, ranks that disagree).
+    #[error(transparent)]
+    Dist(#[from] minnow_dist::DistError),
+    /// A file or directory that could not be read or written.
+    #[error("{}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// A `--config` file that is not a JSON object of the config's keys.
+    #[error("--config {}", path.display())]
+    Config {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong in it, the key named by its path.
+        source: serde_json::Error,
+    },
+    /// A task name the registry does not hold.
+    #[error("train: unknown task '{task}'; `train list` shows the tasks")]
+    UnknownTask {
+        /// The name given.
+        task: String,
+    },
+    /// Flags that do not go together, or a task asked for what it cannot do.
+    #[error("train: {0}")]
+    Usage(String),
+    /// `--resume` with no checkpoint in `--out`.
+    #[error("--resume: no checkpoint at {}", path.display())]
+    NoCheckpoint {
+        /// Where the checkpoint should be.
+        path: PathBuf,
+    },
+    /// A new run into an `--out` that already holds one.
+    #[error("{} already holds a run: pass --resume to continue it, or --out for a new one", out.display())]
+    RunExists {
+        /// The run directory.
+        out: PathBuf,
+    },
+    /// Another live process is training into the same `--out`.
+    #[error("{} is in use by another run (its lock file {LOCK_FILE} is held); wait for it, or pass another --out", out.display())]
+    RunLocked {
+        /// The run directory.
+        out: PathBuf,
+    },
+    /// A PNG plot that could not be drawn.
+    #[error("plot {}: {detail}", path.display())]
+    Plot {
+        /// The PNG.
+        path: PathBuf,
+        /// What the plotting library said.
+        detail: String,
+    },
+}
+
+impl CliError {
+    /// An I/O failure at `path`.
+    pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Self {
+        let path = path.into();
+        move |source| CliError::Io { path, source }
+    }
+
+    /// The error and each of its sources, joined by ": ".
+    pub fn chain(&self) -> String {
+        let mut text = self.to_string();
+        let mut source = std::error::Error::source(self);
+        while let Some(e) = source {
+            text.push_str(": ");
+            text.push_str(&e.to_string());
+            source = e.source();
+        }
+        text
+    }
+
+    /// Whether the run was stopped on request (Ctrl-C, SIGUSR1) after
+    /// writing its checkpoint, rather than failing.
+    pub fn is_stop(&self) -> bool {
+        let mut source: Option<&(dyn std::error::Error + 'static)> = Some(self);
+        while let Some(e) = source {
+            if let Some(minnow_train::TrainError::Stopped { .. }) = e.downcast_ref() {
+                return true;
+            }
+            source = e.source();
+        }
+        false
+    }
+}

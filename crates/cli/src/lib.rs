@@ -1,0 +1,90 @@
+//! The command line of a task registry. `train TASK` builds the task's
+//! config (its preset, a `--config` file laid over it key by key, `--seed`,
+//! `--steps`), opens the run directory (exact `--resume`, a lock, atomic
+//! files), shows progress, writes `metrics.jsonl`, TensorBoard events, the
+//! learning curve and checkpoints, stops cleanly on Ctrl-C or SIGUSR1, and
+//! under `mpirun` trains as one rank of a distributed run. The shipped
+//! tasks (`cargo xtask train`) and a program's own go through this same
+//! door:
+//!
+//! ```no_run
+//! use minnow_train::Registry;
+//!
+//! # struct MyTask;
+//! # impl minnow_train::Task for MyTask {
+//! #     type Config = u64;
+//! #     fn name(&self) -> &str { "mine" }
+//! #     fn about(&self) -> &str { "mine" }
+//! #     fn defaults(&self) -> u64 { 0 }
+//! #     fn set_seed(&self, _: &mut u64, _: u64) {}
+//! #     fn set_steps(&self, _: &mut u64, _: u64) {}
+//! #     fn train(&self, _: &u64, _: &mut dyn minnow_train::Session) -> Result<(), minnow_train::TaskError> { Ok(()) }
+//! # }
+//! fn main() -> std::process::ExitCode {
+//!     // `my-program train mine --steps 500 --out runs/a`, then `... --resume`.
+//!     minnow_cli::main(Registry::new().with(MyTask))
+//! }
+//! ```
+
+#![warn(missing_docs)]
+
+mod args;
+mod error;
+mod front_end;
+mod plot;
+mod run_dir;
+mod session;
+mod signals;
+mod train;
+
+pub use args::TrainArgs;
+pub use error::{CliError, LOCK_FILE};
+pub use front_end::FrontEnd;
+pub use plot::{Series, learning_curves};
+pub use run_dir::{open_run_dir, read_overrides, run_paths, write_json};
+pub use session::CliSession;
+pub use signals::{run_returned, setup, stop_on_signal};
+pub use train::train;
+
+use clap::{Parser, Subcommand};
+use minnow_train::Registry;
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Train a task end to end (the default task when none is named).
+    Train(TrainArgs),
+}
+
+/// A program's whole command line over `registry`: parses the arguments,
+/// trains, prints any error with its causes and returns the exit code
+/// (130 for a run stopped with its checkpoint, as a shell reports Ctrl-C).
+/// Runs go to `runs/NAME` under the working directory unless `--out`.
+pub fn main(registry: Registry) -> ExitCode {
+    let Cli { command: Command::Train(args) } = Cli::parse();
+    setup();
+    stop_on_signal();
+    exit_code(train(&args, &registry, std::path::Path::new(".")))
+}
+
+/// The exit code of a command's result, its error printed with its causes.
+pub fn exit_code(result: Result<(), CliError>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is_stop() => {
+            eprintln!("{}", e.chain());
+            // What a shell reports for a process ended by Ctrl-C.
+            ExitCode::from(130)
+        }
+        Err(e) => {
+            eprintln!("error: {}", e.chain());
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! A run's directory: where it is, checked against `--resume`, locked
+//! while the run lives, and cleaned of what a killed run left half-written.
+
+use crate::error::{CliError, LOCK_FILE};
+use std::path::{Path, PathBuf};
+
+/// A run's directory (`out`, or `runs/NAME` under `root`) and its
+/// checkpoint's path, as they are: nothing checked or created.
+pub fn run_paths(out: Option<&Path>, root: &Path, name: &str) -> (PathBuf, PathBuf) {
+    let out = out.map(Path::to_path_buf).unwrap_or_else(|| root.join("runs").join(name));
+    let checkpoint = out.join("checkpoint.safetensors");
+    (out, checkpoint)
+}
+
+/// The run directory `out`, created if missing, once the flags agree with
+/// what it holds: `resume` needs a checkpoint there, a new run refuses one.
+/// The directory is locked for the rest of the process (a second live run
+/// into it is refused) and temporary files a killed run left are removed.
+pub fn open_run_dir(out: &Path, checkpoint: &Path, resume: bool) -> Result<(), CliError> {
+    std::fs::create_dir_all(out).map_err(CliError::io(out))?;
+    lock(out)?;
+    for entry in std::fs::read_dir(out).map_err(CliError::io(out))?.flatten() {
+        if entry.file_name().to_string_lossy().ends_with(".tmp") {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    match (resume, checkpoint.exists()) {
+        (true, false) => Err(CliError::NoCheckpoint { path: checkpoint.to_path_buf() }),
+        (false, true) => Err(CliError::RunExists { out: out.to_path_buf() }),
+        _ => Ok(()),
+    }
+}
+
+/// Takes `out`'s advisory lock until the process ends (again, harmlessly,
+/// if this process already holds it: a test may train and then resume).
+fn lock(out: &Path) -> Result<(), CliError> {
+    static HELD: std::sync::Mutex<Vec<(PathBuf, std::fs::File)>> = std::sync::Mutex::new(Vec::new());
+    let path = out.join(LOCK_FILE);
+    let key = std::fs::canonicalize(out).map_err(CliError::io(out))?;
+    let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
+    if held.iter().any(|(p, _)| *p == key) {
+        return Ok(());
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(CliError::io(&path))?;
+    match file.try_lock() {
+        Ok(()) => {
+            held.push((key, file));
+            Ok(())
+        }
+        Err(std::fs::TryLockError::WouldBlock) => Err(CliError::RunLocked { out: out.to_path_buf() }),
+        Err(std::fs::TryLockError::Error(e)) => Err(CliError::io(&path)(e)),
+    }
+}
+
+/// Writes `value` as pretty JSON to `path` atomically (a kill leaves the
+/// old file or the new one, never half of one).
+pub fn write_json<T: serde::Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), CliError> {
+    let text = serde_json::to_string_pretty(value).expect("run files are plain data and always serialise");
+    minnow_nn::write_atomically(path, text.as_bytes()).map_err(|e| match e {
+        minnow_nn::NnError::Io { kind, detail, .. } => CliError::io(path)(std::io::Error::new(kind, detail)),
+        e => CliError::io(path)(std::io::Error::other(e.to_string())),
+    })
+}
+
+/// Reads a `--config` file: a JSON object of config keys.
+pub fn read_overrides(path: Option<&Path>) -> Result<serde_json::Value, CliError> {
+    let Some(path) = path else { return Ok(serde_json::Value::Object(Default::default())) };
+    let text = std::fs::read_to_string(path).map_err(CliError::io(path))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|source| CliError::Config { path: path.to_path_buf(), source })?;
+    if !value.is_object() {
+        let source = serde::de::Error::custom("expected a JSON object of config keys");
+        return Err(CliError::Config { path: path.to_path_buf(), source });
+    }
+    Ok(value)
+}

@@ -1,0 +1,99 @@
+//! The command line's [`Session`]: the run directory it opened, the
+//! front end it shows, the process group it joined.
+
+use crate::error::CliError;
+use crate::front_end::FrontEnd;
+use minnow_dist::Collective;
+use minnow_train::{Cadence, Event, Observer, Run, Session, TaskError, Timing, View};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+/// One run's session.
+pub struct CliSession {
+    world: Rc<dyn Collective>,
+    resuming: bool,
+    /// The run directory, on the rank that writes.
+    out: Option<PathBuf>,
+    checkpoint: PathBuf,
+    /// The curve's title.
+    title: String,
+    /// Opened by the first drive.
+    front: Option<FrontEnd>,
+}
+
+impl CliSession {
+    /// A session writing into `out` (`None` on a rank that writes nothing).
+    pub fn new(
+        world: Rc<dyn Collective>,
+        resuming: bool,
+        out: Option<PathBuf>,
+        checkpoint: PathBuf,
+        title: &str,
+    ) -> Self {
+        Self { world, resuming, out, checkpoint, title: title.to_string(), front: None }
+    }
+
+    /// Ends the session: metrics made durable and the learning curve drawn.
+    pub fn finish(mut self) -> Result<(), CliError> {
+        if let (Some(front), Some(out)) = (self.front.as_mut(), &self.out) {
+            front.persist();
+            front.plot(&out.join("curve.png"), &self.title)?;
+        }
+        Ok(())
+    }
+}
+
+impl Session for CliSession {
+    fn world(&self) -> &Rc<dyn Collective> {
+        &self.world
+    }
+
+    fn resuming(&self) -> bool {
+        self.resuming
+    }
+
+    fn out(&self) -> Option<&Path> {
+        self.out.as_deref()
+    }
+
+    fn checkpoint(&self) -> &Path {
+        &self.checkpoint
+    }
+
+    fn drive(&mut self, run: &mut dyn Run, cadence: Cadence, view: View<'_>) -> minnow_train::Result<Timing> {
+        let Some(out) = &self.out else { return minnow_train::drive(run, cadence, None, view.observer) };
+        let front = match &mut self.front {
+            Some(front) => front,
+            None => self.front.insert(FrontEnd::open(out, run.step(), run.total(), view.headline)?),
+        };
+        front.show(view.show, run.total());
+        let driven = minnow_train::drive(run, cadence, Some(&self.checkpoint), &mut (&mut *front, view.observer));
+        front.finish();
+        driven
+    }
+
+    fn record(&mut self, step: u64, metrics: &[(&'static str, f64)]) {
+        if let Some(front) = &mut self.front {
+            front.observe(Event::Eval { step, metrics });
+        }
+    }
+
+    fn write_json(&self, file: &str, value: &serde_json::Value) -> Result<(), TaskError> {
+        match &self.out {
+            Some(out) => Ok(crate::run_dir::write_json(&out.join(file), value)?),
+            None => Ok(()),
+        }
+    }
+
+    fn plot(&self, file: &str, title: &str, series: &[(&str, &[(f64, f64)])]) -> Result<(), TaskError> {
+        let Some(out) = &self.out else { return Ok(()) };
+        let series: Vec<_> = series.iter().map(|&(title, points)| crate::plot::Series { title, points }).collect();
+        Ok(crate::plot::learning_curves(&out.join(file), title, &series)?)
+    }
+}
+
+impl std::fmt::Debug for CliSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CliSession").field("out", &self.out).field("resuming", &self.resuming).finish_non_exhaustive()
+    }
+}

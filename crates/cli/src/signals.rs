@@ -1,0 +1,77 @@
+//! Stopping a run with its checkpoint: the first Ctrl-C (SIGTERM, SIGHUP)
+//! or any SIGUSR1 lets the step under way finish and checkpoint; and the
+//! process settings every training command starts with.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Flushes subnormal floats to zero on this thread and on rayon's (they
+/// take a slow path on x86 and training never needs them; see
+/// `minnow_kernels::flush_denormals`), unless `MINNOW_KEEP_DENORMALS=1`.
+/// Call it first, before any parallel work.
+pub fn setup() {
+    if std::env::var_os("MINNOW_KEEP_DENORMALS").is_none() {
+        minnow_kernels::flush_denormals();
+        let pool = rayon::ThreadPoolBuilder::new().start_handler(|_| {
+            minnow_kernels::flush_denormals();
+        });
+        // A program that built the pool already keeps its own.
+        let _ = pool.build_global();
+    }
+}
+static RUN_RETURNED: AtomicBool = AtomicBool::new(false);
+
+/// Marks the run as over, its result decided: the process exits on its
+/// own. Under `mpirun`, the first rank to exit with a stopped run's code
+/// makes mpirun send SIGTERM to the others, which may still be finalising
+/// MPI after the same stop: that signal has nothing left to interrupt.
+pub fn run_returned() {
+    RUN_RETURNED.store(true, Ordering::SeqCst);
+}
+
+/// The first Ctrl-C (or SIGTERM, SIGHUP) lets a run finish its step and
+/// write a checkpoint; a second one, or one while nothing can checkpoint,
+/// quits at once.
+pub fn stop_on_signal() {
+    let first = AtomicBool::new(true);
+    let installed = ctrlc::set_handler(move || {
+        if RUN_RETURNED.load(Ordering::SeqCst) {
+            return;
+        }
+        if first.swap(false, Ordering::SeqCst) && minnow_train::request_stop() {
+            eprintln!("\nstopping after this step and saving a checkpoint (Ctrl-C again quits at once)");
+        } else {
+            eprintln!("\ninterrupted");
+            std::process::exit(130);
+        }
+    });
+    if let Err(e) = installed {
+        eprintln!("warning: Ctrl-C will not save a checkpoint: {e}");
+    }
+    #[cfg(unix)]
+    stop_on_usr1();
+}
+
+/// SIGUSR1 asks for the same stop as the first Ctrl-C, however often it
+/// comes, and one that arrives before training starts is held for it.
+/// Under `mpirun` it is the way to stop a job with a checkpoint: mpirun
+/// passes SIGUSR1 on to every rank, while on Ctrl-C it sends each rank
+/// SIGTERM and a second later SIGKILL.
+#[cfg(unix)]
+fn stop_on_usr1() {
+    use signal_hook::{consts::SIGUSR1, iterator::Signals};
+    let mut signals = match Signals::new([SIGUSR1]) {
+        Ok(signals) => signals,
+        Err(e) => return eprintln!("warning: SIGUSR1 will not save a checkpoint: {e}"),
+    };
+    std::thread::spawn(move || {
+        for _ in signals.forever() {
+            if minnow_train::request_stop_held() {
+                eprintln!("\nSIGUSR1: stopping after this step and saving a checkpoint");
+            } else {
+                eprintln!(
+                    "\nSIGUSR1: no training step is running; training stops after its next step with a checkpoint"
+                );
+            }
+        }
+    });
+}

@@ -1,0 +1,116 @@
+//! `train [TASK]`: one path for every task of a registry. The task is
+//! looked up, its config made (preset, `--config`, `--seed`, `--steps`)
+//! and agreed by every rank, the run directory opened, and the task trains
+//! through a [`CliSession`].
+
+use crate::args::TrainArgs;
+use crate::error::CliError;
+use crate::run_dir::{open_run_dir, read_overrides, run_paths, write_json};
+use crate::session::CliSession;
+use minnow_dist::Collective;
+use minnow_train::{AnyTask, Registry, Sweep};
+use std::path::Path;
+use std::rc::Rc;
+
+/// Trains the task `args` names (or lists the tasks); the run directory
+/// defaults to `runs/NAME` under `root`.
+pub fn train(args: &TrainArgs, registry: &Registry, root: &Path) -> Result<(), CliError> {
+    let name = match &args.task {
+        Some(name) => name.as_str(),
+        None => registry.default_task().map(|t| t.name()).unwrap_or("list"),
+    };
+    if name == "list" {
+        for task in registry.iter() {
+            let distributed = task.distributed().map(|how| format!(" [distributed: {how}]")).unwrap_or_default();
+            println!("  {:<14} {}{distributed}", task.name(), task.about());
+        }
+        return Ok(());
+    }
+    let task = registry.get(name).ok_or_else(|| CliError::UnknownTask { task: name.to_string() })?;
+    if args.until_first && args.sweep_seeds.is_none() {
+        return Err(CliError::Usage("--until-first stops a seed sweep: pass --sweep-seeds FIRST..LAST too".into()));
+    }
+    let world = minnow_dist::world(args.distributed)?;
+    let result = train_task(task, args, registry, root, &world);
+    crate::signals::run_returned();
+    // A rank that failed alone would leave the others waiting in a
+    // collective: the whole job ends with it. (A stop is agreed by every
+    // rank in the step, so they all return.)
+    if let Err(e) = &result
+        && world.size() > 1
+        && !e.is_stop()
+    {
+        eprintln!("error on rank {} of {}: {}", world.rank(), world.size(), e.chain());
+        world.abort(1);
+    }
+    result
+}
+
+fn train_task(
+    task: &dyn AnyTask,
+    args: &TrainArgs,
+    registry: &Registry,
+    root: &Path,
+    world: &Rc<dyn Collective>,
+) -> Result<(), CliError> {
+    let name = task.name();
+    let failed = |source| CliError::Task { task: name.to_string(), source };
+    let distributed = args.distributed || world.size() > 1;
+    if distributed && task.distributed().is_none() && args.sweep_seeds.is_none() {
+        let able: Vec<String> =
+            registry.iter().filter_map(|t| Some(format!("{} ({})", t.name(), t.distributed()?))).collect();
+        return Err(CliError::Usage(format!(
+            "'{name}' does not train distributed; these do: {}",
+            if able.is_empty() { "none".to_string() } else { able.join(", ") }
+        )));
+    }
+    let overrides = read_overrides(args.config.as_deref())?;
+    let config = task.configure(&overrides, args.seed, args.steps).map_err(|e| {
+        match (e.downcast::<serde_json::Error>(), &args.config) {
+            (Ok(source), Some(path)) => CliError::Config { path: path.clone(), source: *source },
+            (Ok(source), None) => failed(source),
+            (Err(e), _) => failed(e),
+        }
+    })?;
+    if let Some(text) = &args.sweep_seeds {
+        let sweep = Sweep { seeds: parse_seeds(text)?, text: text.clone(), until_first: args.until_first };
+        return task.sweep(&config, &sweep, world.as_ref()).map_err(failed);
+    }
+    if world.size() > 1 {
+        let identity = serde_json::json!({ "task": name, "resume": args.resume, "config": config.json });
+        minnow_dist::agree(world.as_ref(), &identity.to_string(), minnow_train::describe_difference)?;
+    }
+    let (out, checkpoint) = run_paths(args.out.as_deref(), root, &config.run_name);
+    let writes = world.rank() == 0;
+    if writes {
+        open_run_dir(&out, &checkpoint, args.resume)?;
+        write_json(&out.join("config.json"), &config.json)?;
+    }
+    let mut session = CliSession::new(world.clone(), args.resume, writes.then(|| out.clone()), checkpoint, name);
+    task.train(&config, &mut session).map_err(failed)?;
+    session.finish()?;
+    if writes {
+        let mut files: Vec<String> = std::fs::read_dir(&out)
+            .map_err(CliError::io(&out))?
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|f| !f.starts_with('.') && !f.ends_with(".tmp"))
+            .collect();
+        files.sort();
+        println!("wrote {}/{{{}}}", out.display(), files.join(", "));
+    }
+    Ok(())
+}
+
+/// Seeds `A..B` (inclusive) or a single seed.
+fn parse_seeds(text: &str) -> Result<Vec<u64>, CliError> {
+    let bad =
+        || CliError::Usage(format!("--sweep-seeds: expected FIRST..LAST (say 1..32) or one seed, found '{text}'"));
+    let (first, last) = text.split_once("..").unwrap_or((text, text));
+    let first: u64 = first.trim().parse().map_err(|_| bad())?;
+    let last: u64 = last.trim().parse().map_err(|_| bad())?;
+    if first > last {
+        return Err(bad());
+    }
+    Ok((first..=last).collect())
+}

@@ -1,0 +1,268 @@
+//! A task: what `train NAME` runs. It names itself, owns its config (the
+//! preset, JSON laid over it, its checks) and trains through a
+//! [`Session`], which the front end provides: the run directory, resume,
+//! the progress, the metrics files and the learning curve, and the
+//! process group of a distributed run. The shipped tasks and a program's
+//! own are entries of the same [`Registry`], trained by the same command
+//! line.
+
+use crate::{Cadence, Observer, Run, Timing};
+use minnow_dist::Collective;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::any::Any;
+use std::path::Path;
+use std::rc::Rc;
+
+/// A task's failure: any error, its sources kept (a stopped run stays a
+/// [`TrainError::Stopped`](crate::TrainError::Stopped) the front end can
+/// recognise).
+pub type TaskError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A task that trains by name.
+pub trait Task: Sync {
+    /// The config: the preset, a file's keys laid over it, the run's
+    /// identity on resume and in `config.json`.
+    type Config: Serialize + DeserializeOwned + Clone + Send + 'static;
+
+    /// The name `train NAME` takes (`digits-mlp`).
+    fn name(&self) -> &str;
+
+    /// One line on what it trains and to what target.
+    fn about(&self) -> &str;
+
+    /// The preset.
+    fn defaults(&self) -> Self::Config;
+
+    /// The preset with `overrides` (a `--config` file) laid over it
+    /// ([`layered`](crate::config::layered): unknown keys refused by path).
+    fn config(&self, overrides: &Value) -> Result<Self::Config, serde_json::Error> {
+        crate::config::layered(self.defaults(), overrides)
+    }
+
+    /// Sets the run's seed (`--seed`).
+    fn set_seed(&self, config: &mut Self::Config, seed: u64);
+
+    /// Sets the steps to train for (`--steps`), in the task's own unit.
+    fn set_steps(&self, config: &mut Self::Config, steps: u64);
+
+    /// Refuses a config the run could not train, naming the key.
+    fn check(&self, config: &Self::Config) -> Result<(), TaskError> {
+        let _ = config;
+        Ok(())
+    }
+
+    /// The run directory's default name (`runs/NAME`).
+    fn run_name(&self, config: &Self::Config) -> String {
+        let _ = config;
+        self.name().to_string()
+    }
+
+    /// How the task trains as several processes (`"data-parallel"`), if
+    /// it does: then [`Session::world`] may hold more than one rank.
+    fn distributed(&self) -> Option<&str> {
+        None
+    }
+
+    /// Trains: builds the run (resumed when the session is resuming),
+    /// drives it through the session and reports its final evaluation.
+    fn train(&self, config: &Self::Config, session: &mut dyn Session) -> Result<(), TaskError>;
+
+    /// Trains each seed in turn with nothing written, a table row per
+    /// seed (`--sweep-seeds`), if the task has such a table.
+    fn sweep(&self, config: &Self::Config, sweep: &Sweep, world: &dyn Collective) -> Result<(), TaskError> {
+        let _ = (config, sweep, world);
+        Err(format!("--sweep-seeds: {} has no seed sweep", self.name()).into())
+    }
+}
+
+/// A seed sweep's range and stop rule.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Sweep {
+    /// The seeds, in order.
+    pub seeds: Vec<u64>,
+    /// The text they were given as (`1..32`).
+    pub text: String,
+    /// Stop after the first seed that meets the task's target.
+    pub until_first: bool,
+}
+
+/// What a task trains through: given by the front end (the command line,
+/// a test), one per run.
+pub trait Session {
+    /// The processes of this run (one, unless distributed).
+    fn world(&self) -> &Rc<dyn Collective>;
+
+    /// Whether the run continues from the checkpoint in its directory.
+    fn resuming(&self) -> bool;
+
+    /// Where the run writes (metrics, checkpoints, `config.json`): on the
+    /// rank that writes (rank 0), else `None`.
+    fn out(&self) -> Option<&Path>;
+
+    /// The run checkpoint's path (every rank reads it to resume).
+    fn checkpoint(&self) -> &Path;
+
+    /// Restores `run` from the checkpoint when resuming; else nothing.
+    fn resume(&self, run: &mut dyn Run) -> crate::Result<()> {
+        if self.resuming() { crate::resume(run, self.checkpoint()) } else { Ok(()) }
+    }
+
+    /// Trains `run` to its total on `cadence` (checkpoints on the rank
+    /// that writes), with the front end's progress and metrics files;
+    /// `view` says what to show.
+    fn drive(&mut self, run: &mut dyn Run, cadence: Cadence, view: View<'_>) -> crate::Result<Timing>;
+
+    /// An evaluation after the drive (a final suite), on the curve and in
+    /// the metrics like one during it.
+    fn record(&mut self, step: u64, metrics: &[(&'static str, f64)]);
+
+    /// Writes `value` as `out/file` (pretty JSON, atomically); nothing on
+    /// a rank that does not write.
+    fn write_json(&self, file: &str, value: &Value) -> Result<(), TaskError>;
+
+    /// Draws named series of (step, value) points side by side into the
+    /// PNG `out/file`; nothing on a rank that does not write.
+    fn plot(&self, file: &str, title: &str, series: &[(&str, &[(f64, f64)])]) -> Result<(), TaskError>;
+}
+
+/// What the front end shows of a drive.
+pub struct View<'a> {
+    /// The metric plotted beside the loss (`test_accuracy`).
+    pub headline: &'static str,
+    /// The metrics the progress line shows, latest values.
+    pub show: &'a [&'static str],
+    /// Also told every event (a task's own tallies).
+    pub observer: &'a mut dyn Observer,
+}
+
+/// A task of any config type: what a [`Registry`] holds.
+pub trait AnyTask: Sync {
+    /// [`Task::name`].
+    fn name(&self) -> &str;
+    /// [`Task::about`].
+    fn about(&self) -> &str;
+    /// [`Task::distributed`].
+    fn distributed(&self) -> Option<&str>;
+    /// The config from the preset, `overrides`, `--seed` and `--steps`,
+    /// checked.
+    fn configure(&self, overrides: &Value, seed: Option<u64>, steps: Option<u64>) -> Result<Configured, TaskError>;
+    /// [`Task::train`] on a config [`configure`](AnyTask::configure) made.
+    fn train(&self, config: &Configured, session: &mut dyn Session) -> Result<(), TaskError>;
+    /// [`Task::sweep`] on a config [`configure`](AnyTask::configure) made.
+    fn sweep(&self, config: &Configured, sweep: &Sweep, world: &dyn Collective) -> Result<(), TaskError>;
+}
+
+/// A task's config, made and checked, with its JSON (`config.json`, and
+/// what every rank of a distributed run must agree on).
+pub struct Configured {
+    config: Box<dyn Any + Send>,
+    /// The config as JSON.
+    pub json: Value,
+    /// The run directory's default name.
+    pub run_name: String,
+}
+
+impl<T: Task> AnyTask for T {
+    fn name(&self) -> &str {
+        Task::name(self)
+    }
+
+    fn about(&self) -> &str {
+        Task::about(self)
+    }
+
+    fn distributed(&self) -> Option<&str> {
+        Task::distributed(self)
+    }
+
+    fn configure(&self, overrides: &Value, seed: Option<u64>, steps: Option<u64>) -> Result<Configured, TaskError> {
+        let mut config = self.config(overrides)?;
+        if let Some(seed) = seed {
+            self.set_seed(&mut config, seed);
+        }
+        if let Some(steps) = steps {
+            self.set_steps(&mut config, steps);
+        }
+        self.check(&config)?;
+        let json = serde_json::to_value(&config)?;
+        let run_name = self.run_name(&config);
+        Ok(Configured { config: Box::new(config), json, run_name })
+    }
+
+    fn train(&self, config: &Configured, session: &mut dyn Session) -> Result<(), TaskError> {
+        Task::train(self, typed::<T>(config), session)
+    }
+
+    fn sweep(&self, config: &Configured, sweep: &Sweep, world: &dyn Collective) -> Result<(), TaskError> {
+        Task::sweep(self, typed::<T>(config), sweep, world)
+    }
+}
+
+fn typed<T: Task>(config: &Configured) -> &T::Config {
+    config.config.downcast_ref().expect("a task is given the config it configured")
+}
+
+/// Tasks by name, in the order `train list` shows them.
+#[derive(Default)]
+pub struct Registry {
+    tasks: Vec<Box<dyn AnyTask>>,
+    default: Option<String>,
+}
+
+impl Registry {
+    /// No tasks.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// With `task` added (replacing one of the same name).
+    pub fn with(mut self, task: impl AnyTask + 'static) -> Self {
+        self.tasks.retain(|t| t.name() != task.name());
+        self.tasks.push(Box::new(task));
+        self
+    }
+
+    /// With `name` the task a bare `train` runs (else the first).
+    pub fn with_default(mut self, name: &str) -> Self {
+        self.default = Some(name.to_string());
+        self
+    }
+
+    /// The task a bare `train` runs.
+    pub fn default_task(&self) -> Option<&dyn AnyTask> {
+        match &self.default {
+            Some(name) => self.get(name),
+            None => self.iter().next(),
+        }
+    }
+
+    /// The task called `name`.
+    pub fn get(&self, name: &str) -> Option<&dyn AnyTask> {
+        self.tasks.iter().find(|t| t.name() == name).map(|t| t.as_ref())
+    }
+
+    /// Every task, in the order they were added.
+    pub fn iter(&self) -> impl Iterator<Item = &dyn AnyTask> {
+        self.tasks.iter().map(|t| t.as_ref())
+    }
+}
+
+impl std::fmt::Debug for View<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("View").field("headline", &self.headline).field("show", &self.show).finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for Configured {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Configured").field("json", &self.json).field("run_name", &self.run_name).finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter().map(|t| t.name())).finish()
+    }
+}
