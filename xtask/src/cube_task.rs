@@ -277,7 +277,7 @@ mod tests {
     /// A checkpoint after 3 steps, made once.
     fn saved() -> &'static Checkpoint {
         static SAVED: OnceLock<Checkpoint> = OnceLock::new();
-        SAVED.get_or_init(|| crate::crafted_resume::checkpoint_after(SolverRun::new(&tiny_config()).unwrap(), 3))
+        SAVED.get_or_init(|| minnow_train::testing::checkpoint_after(SolverRun::new(&tiny_config()).unwrap(), 3))
     }
 
     proptest::proptest! {
@@ -290,7 +290,7 @@ mod tests {
         fn crafted_cube_solver_metadata_resumes_or_is_refused((key, value) in crafted_metadata(saved())) {
             let run = SolverRun::new(&tiny_config()).unwrap();
             let cadence = run.cadence();
-            crate::crafted_resume::resume_crafted(saved(), &key, value, run, cadence);
+            minnow_train::testing::resume_crafted(saved(), &key, value, run, cadence);
         }
     }
 

@@ -3,8 +3,6 @@
 mod agents;
 mod az_task;
 mod bench;
-#[cfg(test)]
-mod crafted_resume;
 mod cube_eval;
 mod cube_puzzle;
 mod cube_task;

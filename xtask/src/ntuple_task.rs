@@ -517,7 +517,7 @@ mod tests {
     /// A checkpoint after 3 games, made once.
     fn saved() -> &'static minnow_nn::Checkpoint {
         static SAVED: std::sync::OnceLock<minnow_nn::Checkpoint> = std::sync::OnceLock::new();
-        SAVED.get_or_init(|| crate::crafted_resume::checkpoint_after(NTupleRun::new(tiny_config()).unwrap(), 3))
+        SAVED.get_or_init(|| minnow_train::testing::checkpoint_after(NTupleRun::new(tiny_config()).unwrap(), 3))
     }
 
     proptest::proptest! {
@@ -529,7 +529,7 @@ mod tests {
         fn crafted_ntuple_metadata_resumes_or_is_refused((key, value) in minnow_nn::testing::crafted_metadata(saved())) {
             let run = NTupleRun::new(tiny_config()).unwrap();
             let cadence = run.cadence();
-            crate::crafted_resume::resume_crafted(saved(), &key, value, run, cadence);
+            minnow_train::testing::resume_crafted(saved(), &key, value, run, cadence);
         }
     }
 

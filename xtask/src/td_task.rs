@@ -447,7 +447,7 @@ mod tests {
     /// A checkpoint after 2 games, made once.
     fn saved() -> &'static minnow_nn::Checkpoint {
         static SAVED: std::sync::OnceLock<minnow_nn::Checkpoint> = std::sync::OnceLock::new();
-        SAVED.get_or_init(|| crate::crafted_resume::checkpoint_after(TdRun::new(tiny_config()), 2))
+        SAVED.get_or_init(|| minnow_train::testing::checkpoint_after(TdRun::new(tiny_config()), 2))
     }
 
     proptest::proptest! {
@@ -459,7 +459,7 @@ mod tests {
         fn crafted_td_metadata_resumes_or_is_refused((key, value) in minnow_nn::testing::crafted_metadata(saved())) {
             let run = TdRun::new(tiny_config());
             let cadence = run.cadence();
-            crate::crafted_resume::resume_crafted(saved(), &key, value, run, cadence);
+            minnow_train::testing::resume_crafted(saved(), &key, value, run, cadence);
         }
     }
 

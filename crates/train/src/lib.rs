@@ -35,6 +35,8 @@ pub mod sinks;
 mod stop;
 pub mod supervised;
 pub mod task;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use checkpoint::{RunCheckpoint, RunCheckpointWriter, config_identity, describe_difference};
 pub use error::{Result, TrainError};
