@@ -20,7 +20,6 @@ pub(crate) const TASKS: &[(&str, &str, bool)] = &[
     ("digits-mlp", "MLP on the UCI digits (8x8 images), target >= 97% test accuracy", true),
     ("digits-cnn", "Conv2d network on the UCI digits, target >= 98% test accuracy", true),
     ("digits-lstm", "LSTM reading the digits row by row, target >= 95% test accuracy", true),
-    ("logic-ca", "soft logic-gate cellular automaton learning the checkerboard (docs/LOGIC_CA.md)", true),
     ("dqn-cube", "DQN on the 2x2x2 cube from scrambles, with a curriculum", true),
     ("dqn-2048", "DQN playing 2048", true),
     ("ntuple-2048", "n-tuple network playing 2048, TD(0) on afterstates, one view", true),
@@ -95,13 +94,11 @@ fn train_task(task: &str, args: &TrainArgs, world: &Rc<dyn Collective>) -> Resul
         {
             Err(format!("train: '{task}' does not train distributed yet; these do: {DISTRIBUTED}").into())
         }
-        Some(_) if args.sweep_seeds.is_some() => Ok(crate::logic_sweep::sweep(args, world.as_ref())?),
         // The task files still report errors as text.
         Some(_) if task.starts_with("dqn-") => crate::dqn_task::train_dqn(&task, args, world),
         Some(_) if task == "ntuple-2048" => crate::ntuple_task::train_ntuple(args),
         Some(_) if task == crate::cube_task::TASK => Ok(crate::cube_task::train_cube_solver(args)?),
         Some(_) if task == crate::td_task::TASK => crate::td_task::train_td_backgammon(args),
-        Some(_) if task == "logic-ca" => Ok(crate::logic_task::train_logic_ca(args)?),
         Some(_) if task.starts_with("az-") => Ok(crate::az_task::train_az(&task, args, distributed.then_some(world))?),
         Some(_) => Err(XtaskError::UnknownTask { task }),
     }

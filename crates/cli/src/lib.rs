@@ -41,7 +41,7 @@ pub use args::TrainArgs;
 pub use error::{CliError, LOCK_FILE};
 pub use front_end::FrontEnd;
 pub use plot::{Series, learning_curves};
-pub use run_dir::{open_run_dir, read_overrides, run_paths, write_json};
+pub use run_dir::{open_run_dir, read_overrides, run_paths, write_json, write_text};
 pub use session::CliSession;
 pub use signals::{run_returned, setup, stop_on_signal};
 pub use train::train;

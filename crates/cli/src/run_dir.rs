@@ -60,7 +60,11 @@ fn lock(out: &Path) -> Result<(), CliError> {
 /// Writes `value` as pretty JSON to `path` atomically (a kill leaves the
 /// old file or the new one, never half of one).
 pub fn write_json<T: serde::Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), CliError> {
-    let text = serde_json::to_string_pretty(value).expect("run files are plain data and always serialise");
+    write_text(path, &serde_json::to_string_pretty(value).expect("run files are plain data and always serialise"))
+}
+
+/// Writes `text` to `path` atomically.
+pub fn write_text(path: &Path, text: &str) -> Result<(), CliError> {
     minnow_nn::write_atomically(path, text.as_bytes()).map_err(|e| match e {
         minnow_nn::NnError::Io { kind, detail, .. } => CliError::io(path)(std::io::Error::new(kind, detail)),
         e => CliError::io(path)(std::io::Error::other(e.to_string())),

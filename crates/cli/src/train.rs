@@ -5,7 +5,7 @@
 
 use crate::args::TrainArgs;
 use crate::error::CliError;
-use crate::run_dir::{open_run_dir, read_overrides, run_paths, write_json};
+use crate::run_dir::{open_run_dir, read_overrides, run_paths, write_text};
 use crate::session::CliSession;
 use minnow_dist::Collective;
 use minnow_train::{AnyTask, Registry, Sweep};
@@ -84,7 +84,7 @@ fn train_task(
     let writes = world.rank() == 0;
     if writes {
         open_run_dir(&out, &checkpoint, args.resume)?;
-        write_json(&out.join("config.json"), &config.json)?;
+        write_text(&out.join("config.json"), &config.text)?;
     }
     let mut session = CliSession::new(world.clone(), args.resume, writes.then(|| out.clone()), checkpoint, name);
     task.train(&config, &mut session).map_err(failed)?;

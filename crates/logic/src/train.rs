@@ -303,20 +303,23 @@ impl CheckerboardConfig {
     /// over the defaults of the variant named by `variant` (default
     /// `checkerboard`), then validated. Unknown keys are errors.
     pub fn from_json(text: &str) -> Result<Self> {
-        let fail = |e: &dyn std::fmt::Display| LogicError::Config(e.to_string());
-        let overrides: serde_json::Value = serde_json::from_str(text).map_err(|e| fail(&e))?;
-        if !overrides.is_object() {
-            return Err(fail(&"expected a JSON object of config keys"));
-        }
-        let variant = match overrides.get("variant") {
-            None => Variant::Checkerboard,
-            Some(v) => serde_json::from_value(v.clone()).map_err(|e| fail(&format!("variant: {e}")))?,
-        };
-        let mut merged = serde_json::to_value(Self::for_variant(variant)).map_err(|e| fail(&e))?;
-        merge(&mut merged, overrides);
-        let config: Self = serde_json::from_value(merged).map_err(|e| fail(&e))?;
+        let fail = |e: serde_json::Error| LogicError::Config(e.to_string());
+        let config = Self::layered(&serde_json::from_str(text).map_err(fail)?).map_err(fail)?;
         config.validate()?;
         Ok(config)
+    }
+
+    /// The defaults of the variant `overrides` names (default
+    /// `checkerboard`) with `overrides` laid over them key by key
+    /// ([`minnow_train::config::layered`]: unknown keys refused by path);
+    /// not validated.
+    pub fn layered(overrides: &serde_json::Value) -> std::result::Result<Self, serde_json::Error> {
+        let variant = match overrides.get("variant") {
+            None => Variant::Checkerboard,
+            Some(v) => serde_json::from_value(v.clone())
+                .map_err(|e| <serde_json::Error as serde::de::Error>::custom(format!("variant: {e}")))?,
+        };
+        minnow_train::config::layered(Self::for_variant(variant), overrides)
     }
 
     /// The config as pretty JSON (what [`from_json`](Self::from_json) reads).
@@ -404,24 +407,6 @@ impl CheckerboardConfig {
         }
         self.optimizer.validate()?;
         Ok(())
-    }
-}
-
-/// Lays `over` onto `base`: objects key by key (recursively), anything
-/// else replaced.
-fn merge(base: &mut serde_json::Value, over: serde_json::Value) {
-    match (base, over) {
-        (serde_json::Value::Object(base), serde_json::Value::Object(over)) => {
-            for (key, value) in over {
-                match base.get_mut(&key) {
-                    Some(slot) if slot.is_object() && value.is_object() => merge(slot, value),
-                    _ => {
-                        base.insert(key, value);
-                    }
-                }
-            }
-        }
-        (base, over) => *base = over,
     }
 }
 

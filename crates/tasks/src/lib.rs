@@ -45,6 +45,7 @@ mod cube;
 pub mod digits;
 pub mod eval;
 mod game2048;
+pub mod logic_ca;
 pub mod presets;
 mod pretrain;
 mod registry;

@@ -1,6 +1,7 @@
 //! The shipped tasks, by name: what `cargo xtask train` offers.
 
 use crate::digits::Digits;
+use crate::logic_ca::LogicCa;
 use minnow_train::Registry;
 
 /// The task a bare `cargo xtask train` runs.
@@ -8,5 +9,5 @@ pub const DEFAULT_TASK: &str = "logic-ca";
 
 /// Every shipped task, in the order `train list` shows them.
 pub fn registry() -> Registry {
-    Registry::new().with(Digits::MLP).with(Digits::CNN).with(Digits::LSTM).with_default(DEFAULT_TASK)
+    Registry::new().with(Digits::MLP).with(Digits::CNN).with(Digits::LSTM).with(LogicCa).with_default(DEFAULT_TASK)
 }

@@ -27,6 +27,7 @@
 
 pub mod checkpoint;
 pub mod config;
+mod cpu;
 mod error;
 mod events;
 pub mod memory;
@@ -39,6 +40,7 @@ pub mod task;
 pub mod testing;
 
 pub use checkpoint::{RunCheckpoint, RunCheckpointWriter, config_identity, describe_difference};
+pub use cpu::cpu_seconds;
 pub use error::{Result, TrainError};
 pub use events::{Event, Observer};
 pub use run::{Cadence, Metrics, Run, Timing, drive, resume, save};

@@ -160,6 +160,8 @@ pub struct Configured {
     config: Box<dyn Any + Send>,
     /// The config as JSON.
     pub json: Value,
+    /// The config as pretty JSON, its fields in their declared order.
+    pub text: String,
     /// The run directory's default name.
     pub run_name: String,
 }
@@ -187,8 +189,9 @@ impl<T: Task> AnyTask for T {
         }
         self.check(&config)?;
         let json = serde_json::to_value(&config)?;
+        let text = serde_json::to_string_pretty(&config)?;
         let run_name = self.run_name(&config);
-        Ok(Configured { config: Box::new(config), json, run_name })
+        Ok(Configured { config: Box::new(config), json, text, run_name })
     }
 
     fn train(&self, config: &Configured, session: &mut dyn Session) -> Result<(), TaskError> {

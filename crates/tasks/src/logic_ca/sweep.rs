@@ -1,4 +1,4 @@
-//! `cargo xtask train logic-ca --sweep-seeds A..B`: one run per seed
+//! `train logic-ca --sweep-seeds A..B`: one run per seed
 //! (nothing written to disk), one table row each: when 100% was first
 //! reached, the kept circuit's size and its checks; then the tally. Under
 //! `mpirun -np K` the seeds are spread over the ranks (seed i of the range
@@ -7,68 +7,49 @@
 //! stops after the first seed (under MPI: the first round of K seeds) that
 //! meets the target.
 
-use crate::cube_task::cpu_seconds;
-use crate::train::TrainArgs;
 use minnow_dist::Collective;
 use minnow_logic::hard::active_gates;
 use minnow_logic::life::hard_life_accuracy;
 use minnow_logic::robustness::{Disturbance, RobustnessConfig, checkerboard_robustness, rollout_accuracy};
 use minnow_logic::{CheckerboardConfig, Prune, Variant, train_checkerboard};
+use minnow_train::{Sweep, TaskError, cpu_seconds};
 use serde::{Deserialize, Serialize};
 use std::ops::ControlFlow;
 use std::time::Instant;
 
 /// One seed's result: the table row's cells and whether it met each bar.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) struct SeedRow {
+pub(super) struct SeedRow {
     /// Every cell but the times, ` | `-separated.
-    pub(crate) cells: String,
-    pub(crate) wall_seconds: f64,
-    pub(crate) cpu_seconds: f64,
+    pub(super) cells: String,
+    pub(super) wall_seconds: f64,
+    pub(super) cpu_seconds: f64,
     /// Reached 100% on the training grids.
-    pub(crate) perfect: bool,
+    pub(super) perfect: bool,
     /// Also held beyond them: the target of `--until-first`.
-    pub(crate) holds: bool,
+    pub(super) holds: bool,
 }
 
-/// Seeds `A..B` (inclusive) or a single seed.
-fn parse_seeds(text: &str) -> Result<Vec<u64>, String> {
-    let bad = || format!("--sweep-seeds: expected FIRST..LAST (say 1..32) or one seed, found '{text}'");
-    let (first, last) = text.split_once("..").unwrap_or((text, text));
-    let first: u64 = first.trim().parse().map_err(|_| bad())?;
-    let last: u64 = last.trim().parse().map_err(|_| bad())?;
-    if first > last {
-        return Err(bad());
-    }
-    Ok((first..=last).collect())
-}
-
-pub(crate) fn sweep(args: &TrainArgs, world: &dyn Collective) -> Result<(), String> {
-    let config = crate::logic_task::read_config(args)?;
-    let seeds = parse_seeds(args.sweep_seeds.as_deref().unwrap_or_default())?;
-    let settings = serde_json::json!({
-        "config": serde_json::from_str::<serde_json::Value>(&config.to_json()).map_err(|e| e.to_string())?,
-        "sweep_seeds": args.sweep_seeds,
-        "until_first": args.until_first,
-    });
-    minnow_dist::agree(world, &settings.to_string(), minnow_train::describe_difference).map_err(|e| e.to_string())?;
+pub(super) fn sweep(config: &CheckerboardConfig, sweep: &Sweep, world: &dyn Collective) -> Result<(), TaskError> {
+    let settings = serde_json::json!({ "config": config, "sweep": sweep });
+    minnow_dist::agree(world, &settings.to_string(), minnow_train::describe_difference)?;
+    let seeds = &sweep.seeds;
     let (size, root) = (world.size(), world.rank() == 0);
     if root {
-        print_header(&config, &seeds, size, args.until_first);
+        print_header(config, seeds, size, sweep.until_first);
     }
     let holds: &dyn Fn(&SeedRow) -> bool = &|row| row.holds;
     let rows = minnow_dist::spread(
         world,
-        &seeds,
+        seeds,
         |&seed| seed_row(&CheckerboardConfig { seed, ..config.clone() }),
-        args.until_first.then_some(holds),
+        sweep.until_first.then_some(holds),
         |round| {
             for (seed, row) in round {
                 println!("| {seed} | {} | {:.1} | {:.1} |", row.cells, row.wall_seconds, row.cpu_seconds);
             }
         },
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     if root {
         let runs = rows.len();
         let perfect = rows.iter().filter(|(_, r)| r.perfect).count();
@@ -115,9 +96,9 @@ fn print_header(config: &CheckerboardConfig, seeds: &[u64], ranks: usize, until_
 }
 
 /// Trains one seed and checks what it kept.
-fn seed_row(config: &CheckerboardConfig) -> Result<SeedRow, String> {
+fn seed_row(config: &CheckerboardConfig) -> Result<SeedRow, minnow_logic::LogicError> {
     let (wall, cpu) = (Instant::now(), cpu_seconds());
-    let trained = train_checkerboard(config, |_| ControlFlow::Continue(())).map_err(|e| e.to_string())?;
+    let trained = train_checkerboard(config, |_| ControlFlow::Continue(()))?;
     let (wall_seconds, cpu_seconds) = (wall.elapsed().as_secs_f64(), cpu_seconds() - cpu);
     let pruned = trained.hard_program(Prune::Channel0);
     let first = match trained.first_perfect {
