@@ -1,8 +1,9 @@
 //! Training runs on top of the engine: one driver for every task (a task
 //! implements [`Run`]; [`drive`] does the cadence, the checkpoints and the
 //! resume), one run-checkpoint layout ([`RunCheckpoint`]), and the metrics
-//! sinks a front end listens to (JSON lines, TensorBoard event files). The
-//! supervised digits classifiers live here too.
+//! sinks a front end listens to (JSON lines, TensorBoard event files), the
+//! [`Task`] a command line trains by name, and [`supervised`] training of
+//! any model on any dataset (the digits classifiers are presets of it).
 //!
 //! A config is JSON laid over the task's defaults; a key the config does
 //! not have is refused by name, so a typo cannot fall back to a default:
