@@ -8,7 +8,7 @@
 
 use crate::ca::LogicCaConfig;
 use crate::population::{member_of_slot, member_seed};
-use crate::train::PatternTrainer;
+use crate::trainer::PatternTrainer;
 use crate::{CheckerboardConfig, HardProgram, Kept, LogicCa, Population, Prune};
 use minnow_train::{Result, RunCheckpoint, RunCheckpointWriter, TrainError};
 use serde::{Deserialize, Serialize};

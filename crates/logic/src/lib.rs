@@ -88,6 +88,7 @@
 
 pub mod ca;
 pub mod checkpoint;
+mod config;
 mod error;
 mod export;
 pub mod gates;
@@ -95,9 +96,11 @@ pub mod hard;
 pub mod layer;
 pub mod life;
 mod memory;
+mod pattern;
 pub mod population;
 pub mod reference;
 pub mod repair;
+mod repair_sets;
 pub mod robustness;
 mod rollout;
 pub mod run;
@@ -108,17 +111,19 @@ mod target;
 mod team;
 pub mod train;
 pub mod trained;
+mod trainer;
 pub mod wiring;
 
 pub use ca::{Boundary, Circuit, LogicCa, LogicCaConfig};
+pub use config::{CheckerboardConfig, RepairConfig, Variant};
 pub use error::{LayerName, LogicError, Result};
 pub use hard::{BitGrid, HardProgram, HardScratch, Prune};
 pub use layer::{Gate, GateLayer};
+pub use pattern::{checkerboard, hard_checkerboard_accuracy};
 pub use population::{Kept, Population, selection_score};
+pub use repair_sets::{damaged_repair_set, repair_set};
 pub use rollout::{Rollout, SoftRollout};
 pub use run::LogicCaRun;
-pub use train::{
-    CheckerboardConfig, PatternTrainer, RepairConfig, StepReport, Trained, Variant, checkerboard,
-    hard_checkerboard_accuracy, train_checkerboard,
-};
+pub use train::{Trained, train_checkerboard};
+pub use trainer::{DATA_STREAM, PatternTrainer, StepReport};
 pub use wiring::Wiring;

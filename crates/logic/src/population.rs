@@ -10,10 +10,11 @@
 //! after `restart_after` steps start afresh with the next member seeds:
 //! slot s runs member s, then s + population, s + 2 population, ...
 
+use crate::config::{CheckerboardConfig, Variant};
 use crate::hard::{HardProgram, Prune};
 use crate::life::hard_life_accuracy;
 use crate::robustness::{Disturbance, RobustnessConfig, rollout_accuracy};
-use crate::train::{CheckerboardConfig, PatternTrainer, StepReport, Variant};
+use crate::trainer::{PatternTrainer, StepReport};
 use crate::{LogicCa, Result};
 
 /// Seeds of the held-out grids of [`selection_score`], apart from those of

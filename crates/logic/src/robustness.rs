@@ -6,7 +6,7 @@
 //! share of channel-0 cells equal to the checkerboard at the end.
 
 use crate::hard::{BitGrid, HardProgram, HardScratch};
-use crate::train::checkerboard;
+use crate::pattern::checkerboard;
 use rand::{Rng, SeedableRng};
 
 /// The settings of the three checks. `Default` is the paper's: 64x64 for

@@ -1,7 +1,8 @@
 //! Any target grid in place of the checkerboard: a trainer learns the CA
 //! rule that grows the caller's pattern (channel 0) from random grids.
 
-use crate::train::{PatternTrainer, Variant};
+use crate::config::Variant;
+use crate::trainer::PatternTrainer;
 use crate::{LogicError, Result};
 
 impl PatternTrainer {

@@ -153,7 +153,7 @@ fn repairs_on_a_damaged_set_allocate_nothing() {
     }
     let first = RepairSet::new(vec![start], vec![target], Vec::new(), 3);
     let mut checkerboard = BitGrid::new(32, 32, 1);
-    checkerboard.load(&minnow_logic::train::checkerboard(32, 32));
+    checkerboard.load(&minnow_logic::checkerboard(32, 32));
     let starts: Vec<BitGrid> = (0..2)
         .map(|_| {
             let mut g = BitGrid::new(32, 32, config.channels);

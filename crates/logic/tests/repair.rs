@@ -4,7 +4,7 @@
 //! is checked.
 
 use minnow_logic::repair::{Repair, RepairSet, write_op};
-use minnow_logic::train::repair_set;
+use minnow_logic::repair_set;
 use minnow_logic::{BitGrid, Boundary, CheckerboardConfig, HardProgram, HardScratch, LogicCa, LogicCaConfig, Prune};
 use rand::{Rng, SeedableRng};
 

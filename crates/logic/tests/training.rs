@@ -2,7 +2,7 @@
 //! deterministic, it rejects bad configs, and (ignored, release only) it
 //! learns.
 
-use minnow_logic::train::DATA_STREAM;
+use minnow_logic::DATA_STREAM;
 use minnow_logic::{CheckerboardConfig, HardProgram, LogicCa, LogicError, PatternTrainer, Prune, checkerboard};
 use rand::{Rng, SeedableRng};
 
@@ -270,7 +270,7 @@ fn members_restart_afresh_with_the_next_seeds() {
         ca_steps: 3,
         population: 2,
         restart_after: 2,
-        repair: minnow_logic::train::RepairConfig { every: 0, ..Default::default() },
+        repair: minnow_logic::RepairConfig { every: 0, ..Default::default() },
         seed: 5,
         ..CheckerboardConfig::default()
     };
