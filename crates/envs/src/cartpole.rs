@@ -50,12 +50,10 @@ impl CartPoleConfig {
     /// Checks every field, naming the one out of range.
     pub fn validate(&self) -> Result<(), EnvError> {
         if !(1..=crate::MAX_EPISODE_STEPS).contains(&self.max_steps) {
-            return Err(EnvError::InvalidConfig {
-                env: "cartpole",
-                field: "max_steps",
-                expected: "1..=1000000 (MAX_EPISODE_STEPS)",
-                found: self.max_steps as f64,
-            });
+            let expected = "1..=1000000 (MAX_EPISODE_STEPS)";
+            return Err(minnow_config::Check("CartPoleConfig")
+                .count("max_steps", expected, self.max_steps as u64)
+                .into());
         }
         Ok(())
     }

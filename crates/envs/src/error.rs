@@ -136,18 +136,10 @@ pub enum EnvError {
         /// The bound.
         count: usize,
     },
-    /// A config value out of range.
-    #[error("{env} config: {field} must be {expected}, found {found}")]
-    InvalidConfig {
-        /// The environment.
-        env: &'static str,
-        /// The config field.
-        field: &'static str,
-        /// What was expected.
-        expected: &'static str,
-        /// What was found.
-        found: f64,
-    },
+    /// A config value out of range, from the workspace's one check
+    /// (`minnow_config::Check`).
+    #[error(transparent)]
+    Config(#[from] minnow_config::ConfigError),
     /// A cube state index past the number of states.
     #[error("cube2: state index {index} is out of range 0..{count}")]
     StateIndexOutOfRange {

@@ -20,6 +20,7 @@ use crate::layer::{Gate, gate_forward};
 use crate::wiring::Wiring;
 use crate::{LayerName, LogicError, Result};
 use minnow_autodiff::{ParamId, Params};
+use minnow_config::Check;
 use rand::{Rng, SeedableRng};
 
 /// Neighbour taps per cell (the 3x3 Moore patch, centre included).
@@ -88,8 +89,9 @@ impl LogicCaConfig {
         if self.height < 3 || self.width < 3 {
             return Err(LogicError::GridTooSmall { height: self.height, width: self.width });
         }
-        let count =
-            |field, expected, found| LogicError::InvalidCount { config: "LogicCaConfig", field, expected, found };
+        let count = |field, expected, found: usize| {
+            LogicError::from(Check("LogicCaConfig").count(field, expected, found as u64))
+        };
         if self.channels == 0 {
             return Err(count("channels", "at least 1", 0));
         }
@@ -100,12 +102,7 @@ impl LogicCaConfig {
             return Err(count("height * width", "below 2^31 cells", usize::MAX));
         }
         if !self.pass_logit.is_finite() {
-            return Err(LogicError::InvalidValue {
-                config: "LogicCaConfig",
-                field: "pass_logit",
-                expected: "a finite number",
-                found: self.pass_logit,
-            });
+            return Err(Check("LogicCaConfig").value("pass_logit", "a finite number", self.pass_logit).into());
         }
         match self.perception.first() {
             Some(8) => {}

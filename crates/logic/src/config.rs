@@ -5,6 +5,7 @@
 use crate::ca::{Boundary, LogicCaConfig};
 use crate::rollout::Rollout;
 use crate::{LogicError, Result};
+use minnow_config::{Check, Found};
 use minnow_optim::AdamWConfig;
 use serde::{Deserialize, Serialize};
 
@@ -288,7 +289,7 @@ impl CheckerboardConfig {
     /// over the defaults of the variant named by `variant` (default
     /// `checkerboard`), then validated. Unknown keys are errors.
     pub fn from_json(text: &str) -> Result<Self> {
-        let fail = |e: serde_json::Error| LogicError::Config(e.to_string());
+        let fail = |e: serde_json::Error| LogicError::ConfigFile(e.to_string());
         let config = Self::layered(&serde_json::from_str(text).map_err(fail)?).map_err(fail)?;
         config.validate()?;
         Ok(config)
@@ -315,12 +316,9 @@ impl CheckerboardConfig {
     /// An error naming the first value out of range.
     pub fn validate(&self) -> Result<()> {
         self.ca.validate()?;
-        let count = |field, expected, found| {
-            Err(LogicError::InvalidCount { config: "CheckerboardConfig", field, expected, found })
-        };
-        let value = |field, expected, found| {
-            Err(LogicError::InvalidValue { config: "CheckerboardConfig", field, expected, found })
-        };
+        let check = Check("CheckerboardConfig");
+        let count = |field, expected, found: usize| Err(check.count(field, expected, found as u64).into());
+        let value = |field, expected, found| Err(check.value(field, expected, found).into());
         if self.ca_steps == 0 {
             return count("ca_steps", "at least 1", 0);
         }
@@ -385,9 +383,8 @@ impl CheckerboardConfig {
                 return count("ca.height", "3 (Game of Life trains on 3x3 boards)", self.ca.height.max(self.ca.width));
             }
             if self.ca.boundary != Boundary::Periodic {
-                return Err(LogicError::Config(
-                    "ca.boundary: expected periodic for Game of Life (its boards wrap around), found zero".into(),
-                ));
+                let expected = "periodic for Game of Life (its boards wrap around)";
+                return Err(check.error("ca.boundary", expected, Found::Text("zero".into())).into());
             }
         }
         self.optimizer.validate()?;

@@ -33,30 +33,10 @@ pub enum LogicError {
         /// Columns of the grid.
         width: usize,
     },
-    #[error("{config}.{field}: expected {expected}, found {found}")]
-    /// A count or size in a config out of its range.
-    InvalidCount {
-        /// The config (or input) holding it: `LogicCaConfig`.
-        config: &'static str,
-        /// The field: `channels`.
-        field: &'static str,
-        /// The range it needs, in words.
-        expected: &'static str,
-        /// Its value.
-        found: usize,
-    },
-    #[error("{config}.{field}: expected {expected}, found {found}")]
-    /// A real number in a config out of its range.
-    InvalidValue {
-        /// The config holding it: `LogicCaConfig`.
-        config: &'static str,
-        /// The field: `pass_logit`.
-        field: &'static str,
-        /// The range it needs, in words.
-        expected: &'static str,
-        /// Its value.
-        found: f32,
-    },
+    /// A count, size or value in a config (or an input) out of its range,
+    /// from the workspace's one check (`minnow_config::Check`).
+    #[error(transparent)]
+    Config(#[from] minnow_config::ConfigError),
     #[error("{what}: expected {expected} values, found {found}")]
     /// A buffer of the wrong length.
     DataLength {
@@ -76,10 +56,10 @@ pub enum LogicError {
         /// The loss it computed.
         loss: f32,
     },
-    /// A config that cannot be read or does not fit its task (the message
-    /// names the key and what it needs).
+    /// A config file that does not parse, or names a key the config does
+    /// not have (the message names it by its path).
     #[error("config: {0}")]
-    Config(String),
+    ConfigFile(String),
     /// The trainer's worker threads could not be started.
     #[error("worker threads: {0}")]
     ThreadPool(String),

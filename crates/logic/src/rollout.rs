@@ -19,6 +19,7 @@ use crate::hard::{BitGrid, HardProgram, HardScratch};
 use crate::layer::{BLOCK, gate_backward_tracked};
 use crate::{LogicError, Result};
 use minnow_arena::{AlignedBuf, Arena};
+use minnow_config::Check;
 
 /// How the backward pass gets each step's activations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -377,12 +378,7 @@ impl SoftRollout {
     /// multiple of 16).
     pub fn new(ca: &LogicCa, lanes: usize, rollout: Rollout) -> Result<Self> {
         if lanes == 0 || !lanes.is_multiple_of(BLOCK) {
-            return Err(LogicError::InvalidCount {
-                config: "SoftRollout",
-                field: "lanes",
-                expected: "a positive multiple of 16",
-                found: lanes,
-            });
+            return Err(Check("SoftRollout").count("lanes", "a positive multiple of 16", lanes as u64).into());
         }
         let params = ca.circuit().params;
         Ok(Self {
@@ -401,12 +397,7 @@ impl SoftRollout {
         let config = ca.config();
         let (channels, cells) = (config.channels, config.cells());
         if steps == 0 {
-            return Err(LogicError::InvalidCount {
-                config: "SoftRollout",
-                field: "steps",
-                expected: "at least 1",
-                found: 0,
-            });
+            return Err(Check("SoftRollout").count("steps", "at least 1", 0).into());
         }
         if s0.is_empty() || !s0.len().is_multiple_of(channels * cells) {
             return Err(LogicError::DataLength {

@@ -5,6 +5,9 @@
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// A config value out of range, named by its config and key.
+    #[error(transparent)]
+    Config(#[from] minnow_config::ConfigError),
     /// A shape that does not fit an op or a layer.
     #[error(transparent)]
     Tensor(#[from] minnow_tensor::TensorError),

@@ -32,6 +32,7 @@ mod error;
 pub use error::{Error, Result};
 pub use minnow_arena as arena;
 pub use minnow_autodiff as autodiff;
+pub use minnow_config as config;
 #[cfg(feature = "mpi")]
 pub use minnow_dist as dist;
 #[cfg(feature = "rl")]

@@ -1,5 +1,5 @@
+use crate::Check;
 use crate::bands::in_bands;
-use crate::error::Check;
 use crate::optimizer::{Layout, check_grads, check_lr, load_named};
 use crate::{Optimizer, Result};
 use minnow_arena::AlignedBuf;
@@ -37,7 +37,7 @@ impl AdaGradConfig {
         check.non_negative("weight_decay", self.weight_decay)?;
         check.non_negative("initial_accumulator_value", self.initial_accumulator_value)?;
         // PyTorch accepts eps = 0; here the zero padding would become 0/0.
-        check.positive("eps", self.eps)
+        Ok(check.positive("eps", self.eps)?)
     }
 
     /// An optimiser for `params`, with its accumulator allocated here.

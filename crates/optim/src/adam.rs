@@ -1,5 +1,5 @@
+use crate::Check;
 use crate::bands::in_bands;
-use crate::error::Check;
 use crate::optimizer::{Layout, check_grads, check_lr, load_named};
 use crate::{Optimizer, Result};
 use minnow_arena::AlignedBuf;
@@ -56,7 +56,7 @@ fn validate(config: &'static str, lr: f32, betas: (f32, f32), eps: f32, weight_d
     // PyTorch accepts eps = 0; here it would turn the zero padding between
     // tensors into 0/0 = NaN.
     check.positive("eps", eps)?;
-    check.non_negative("weight_decay", weight_decay)
+    Ok(check.non_negative("weight_decay", weight_decay)?)
 }
 
 impl AdamConfig {

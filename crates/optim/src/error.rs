@@ -2,30 +2,9 @@
 /// parameter store of another layout, or checkpoint state that does not fit.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum OptimError {
-    /// A config value out of range.
-    #[error("{config}.{field}: expected {expected}, found {found}")]
-    InvalidValue {
-        /// The config struct.
-        config: &'static str,
-        /// The field.
-        field: &'static str,
-        /// What it should be.
-        expected: &'static str,
-        /// What it was.
-        found: f32,
-    },
-    /// A config count out of range.
-    #[error("{config}.{field}: expected {expected}, found {found}")]
-    InvalidCount {
-        /// The config struct.
-        config: &'static str,
-        /// The field.
-        field: &'static str,
-        /// What it should be.
-        expected: &'static str,
-        /// What it was.
-        found: u64,
-    },
+    /// A config value out of range ([`Check`](crate::Check)'s error).
+    #[error(transparent)]
+    Config(#[from] minnow_config::ConfigError),
     /// Nesterov momentum without momentum, or with dampening.
     #[error(
         "{config}.nesterov: expected momentum > 0 and dampening = 0, \
@@ -90,63 +69,3 @@ pub enum OptimError {
 
 /// The optimisers' result.
 pub type Result<T, E = OptimError> = std::result::Result<T, E>;
-
-/// Range checks for one config struct, naming it in every error: the
-/// workspace's one validation helper (the crates above use it too, and
-/// wrap its errors). `Check("DqnConfig").unit_closed("gamma", 1.5)` is the
-/// error "DqnConfig.gamma: expected a value in [0, 1], found 1.5"; nested
-/// keys are named by their path (`"replay.capacity"`).
-#[derive(Clone, Copy, Debug)]
-pub struct Check(pub &'static str);
-
-impl Check {
-    /// The error for a value out of range.
-    pub fn value(&self, field: &'static str, expected: &'static str, found: f32) -> OptimError {
-        OptimError::InvalidValue { config: self.0, field, expected, found }
-    }
-
-    /// The error for a count out of range.
-    pub fn count(&self, field: &'static str, expected: &'static str, found: u64) -> OptimError {
-        OptimError::InvalidCount { config: self.0, field, expected, found }
-    }
-
-    /// `lo <= v <= hi` for a count, `expected` saying so in words.
-    pub fn count_in(&self, field: &'static str, expected: &'static str, v: u64, lo: u64, hi: u64) -> Result<()> {
-        if (lo..=hi).contains(&v) { Ok(()) } else { Err(self.count(field, expected, v)) }
-    }
-
-    /// Finite (dampening, gamma-like factors with no sign rule).
-    pub fn finite(&self, field: &'static str, v: f32) -> Result<()> {
-        if v.is_finite() { Ok(()) } else { Err(self.value(field, "a finite value", v)) }
-    }
-
-    /// Finite and >= 0 (learning rates, weight decay, momentum).
-    pub fn non_negative(&self, field: &'static str, v: f32) -> Result<()> {
-        if v.is_finite() && v >= 0.0 { Ok(()) } else { Err(self.value(field, "a finite value >= 0", v)) }
-    }
-
-    /// Finite and > 0 (eps).
-    pub fn positive(&self, field: &'static str, v: f32) -> Result<()> {
-        if v.is_finite() && v > 0.0 { Ok(()) } else { Err(self.value(field, "a finite value > 0", v)) }
-    }
-
-    /// In [0, 1) (Adam's betas).
-    pub fn unit_open(&self, field: &'static str, v: f32) -> Result<()> {
-        if (0.0..1.0).contains(&v) { Ok(()) } else { Err(self.value(field, "a value in [0, 1)", v)) }
-    }
-
-    /// In [0, 1] (RMSprop's alpha).
-    pub fn unit_closed(&self, field: &'static str, v: f32) -> Result<()> {
-        if (0.0..=1.0).contains(&v) { Ok(()) } else { Err(self.value(field, "a value in [0, 1]", v)) }
-    }
-
-    /// In (0, 1] (a warm-up's start factor).
-    pub fn fraction(&self, field: &'static str, v: f32) -> Result<()> {
-        if v > 0.0 && v <= 1.0 { Ok(()) } else { Err(self.value(field, "a value in (0, 1]", v)) }
-    }
-
-    /// A step count >= 1.
-    pub fn at_least_one(&self, field: &'static str, v: u64) -> Result<()> {
-        self.count_in(field, "at least 1", v, 1, u64::MAX)
-    }
-}

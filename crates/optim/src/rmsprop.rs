@@ -1,5 +1,5 @@
+use crate::Check;
 use crate::bands::in_bands;
-use crate::error::Check;
 use crate::optimizer::{Layout, check_grads, check_lr, load_named};
 use crate::{Optimizer, Result};
 use minnow_arena::AlignedBuf;
@@ -41,7 +41,7 @@ impl RmsPropConfig {
         // PyTorch accepts eps = 0; here the zero padding would become 0/0.
         check.positive("eps", self.eps)?;
         check.non_negative("weight_decay", self.weight_decay)?;
-        check.non_negative("momentum", self.momentum)
+        Ok(check.non_negative("momentum", self.momentum)?)
     }
 
     /// An optimiser for `params`, with its buffers allocated here: the

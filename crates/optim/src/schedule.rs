@@ -3,7 +3,7 @@
 //! and any other value that decays over training (an exploration rate, an
 //! importance-sampling exponent).
 
-use crate::error::Check;
+use crate::Check;
 use crate::{Optimizer, Result};
 
 /// How the value moves after any warm-up, counting steps from its end.
@@ -125,20 +125,20 @@ impl ScheduleConfig {
             Decay::Constant => Ok(()),
             Decay::Step { step_size, gamma } => {
                 check.at_least_one("decay.step_size", step_size)?;
-                check.non_negative("decay.gamma", gamma)
+                Ok(check.non_negative("decay.gamma", gamma)?)
             }
             Decay::Cosine { t_max, eta_min } => {
                 check.at_least_one("decay.t_max", t_max)?;
-                check.non_negative("decay.eta_min", eta_min)
+                Ok(check.non_negative("decay.eta_min", eta_min)?)
             }
             Decay::CosineHold { t_max, eta_min } => {
                 check.at_least_one("decay.t_max", t_max)?;
-                check.non_negative("decay.eta_min", eta_min)
+                Ok(check.non_negative("decay.eta_min", eta_min)?)
             }
-            Decay::Linear { end, .. } => check.non_negative("decay.end", end),
+            Decay::Linear { end, .. } => Ok(check.non_negative("decay.end", end)?),
             Decay::Exponential { gamma, min } => {
                 check.fraction("decay.gamma", gamma)?;
-                check.non_negative("decay.min", min)
+                Ok(check.non_negative("decay.min", min)?)
             }
         }
     }

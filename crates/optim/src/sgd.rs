@@ -1,5 +1,5 @@
+use crate::Check;
 use crate::bands::in_bands;
-use crate::error::Check;
 use crate::optimizer::{Layout, check_grads, check_lr, load_named};
 use crate::{OptimError, Optimizer, Result};
 use minnow_arena::AlignedBuf;

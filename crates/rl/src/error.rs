@@ -5,11 +5,10 @@
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum RlError {
     /// A config value or count out of range, from the workspace's one
-    /// range check (`minnow_optim::Check`): `OptimError::InvalidValue` or
-    /// `OptimError::InvalidCount`, naming the config, the key, the
-    /// expected and the found value.
+    /// range check (`minnow_config::Check`), naming the config, the key,
+    /// the expected and the found value.
     #[error(transparent)]
-    Config(minnow_optim::OptimError),
+    Config(#[from] minnow_config::ConfigError),
     /// A slice of the wrong length.
     #[error("{op}: {what} has {found} values, expected {expected}")]
     Length {
@@ -145,9 +144,8 @@ pub type Result<T, E = RlError> = std::result::Result<T, E>;
 /// A range error is a config error; any other is the optimiser's.
 impl From<minnow_optim::OptimError> for RlError {
     fn from(e: minnow_optim::OptimError) -> Self {
-        use minnow_optim::OptimError::{InvalidCount, InvalidValue};
         match e {
-            InvalidValue { .. } | InvalidCount { .. } => RlError::Config(e),
+            minnow_optim::OptimError::Config(e) => RlError::Config(e),
             e => RlError::Optimizer(e),
         }
     }

@@ -59,7 +59,7 @@ mod transition;
 
 pub use batch::Batch;
 pub use error::{Result, RlError};
-pub(crate) use minnow_optim::Check;
+pub(crate) use minnow_config::Check;
 pub use n_step::{MAX_N, NStep, NStepConfig, Step};
 pub use prioritized::{PrioritizedConfig, PrioritizedReplay};
 pub use replay::{ReplayBuffer, ReplayConfig, Sampling};

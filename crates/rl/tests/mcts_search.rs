@@ -3,7 +3,6 @@
 
 use minnow_envs::tictactoe::{best_moves, minimax_value};
 use minnow_envs::{EnvError, Game, TicTacToe, Turn};
-use minnow_optim::OptimError;
 use minnow_rl::RlError;
 use minnow_rl::mcts::{ChanceMode, MctsConfig, RolloutEvaluator, Search, UniformEvaluator};
 use rand::{Rng, SeedableRng};
@@ -136,7 +135,7 @@ fn bad_input_is_an_error_not_a_panic() {
     let bad_c = MctsConfig { c_puct: -1.0, ..MctsConfig::default() };
     assert!(matches!(
         Search::new(&bad_c, &TicTacToe::new()),
-        Err(RlError::Config(OptimError::InvalidValue { field: "c_puct", .. }))
+        Err(RlError::Config(minnow_optim::ConfigError { key: "c_puct", .. }))
     ));
 
     let mut search = Search::new(&config(50), &TicTacToe::new()).unwrap();

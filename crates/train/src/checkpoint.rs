@@ -8,6 +8,7 @@
 //! fsync, rename), so a crash leaves the previous checkpoint or the new one.
 
 use crate::{Result, TrainError};
+use minnow_config::Found;
 use minnow_nn::{Checkpoint, CheckpointWriter, Params};
 use minnow_optim::{Optimizer, load_state_by_param};
 use serde::Serialize;
@@ -226,11 +227,9 @@ impl RunCheckpoint {
         let leave_out: Vec<&str> = self.inner.names().filter(|n| !keep.iter().any(|k| n.starts_with(k))).collect();
         let kept = self.inner.names().count() - leave_out.len();
         if kept == 0 {
-            return Err(TrainError::Config {
-                field: "keep",
-                expected: "tensor prefixes that name the agent's weights",
-                found: format!("{keep:?}, which match no tensor of {}", self.path.display()),
-            });
+            let found = Found::Text(format!("{keep:?}, which match no tensor of {}", self.path.display()));
+            let expected = "tensor prefixes that name the agent's weights";
+            return Err(minnow_config::Check("write_agent").error("keep", expected, found).into());
         }
         self.inner.rewrite(&leave_out).meta("agent", "weights only").save(path)?;
         Ok(kept)

@@ -13,16 +13,10 @@ pub enum TrainError {
     /// An error of the process group (a distributed run).
     #[error(transparent)]
     Dist(#[from] minnow_dist::DistError),
-    #[error("invalid config: {field}: expected {expected}, found {found}")]
-    /// A config value out of range.
-    Config {
-        /// The key: `batch`.
-        field: &'static str,
-        /// The range it needs, in words.
-        expected: &'static str,
-        /// Its value, as text.
-        found: String,
-    },
+    /// A config value out of range, from the workspace's one check
+    /// (`minnow_config::Check`).
+    #[error(transparent)]
+    Config(#[from] minnow_config::ConfigError),
     /// A file that could not be read or written.
     #[error("{}", path.display())]
     Io {

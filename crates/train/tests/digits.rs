@@ -62,7 +62,7 @@ fn bad_configs_are_refused() {
     let (train, test) = data();
     let err =
         DigitsRun::new(DigitsConfig { hidden: 0, ..DigitsConfig::default() }, train.clone(), test.clone()).unwrap_err();
-    assert_eq!(err.to_string(), "invalid config: hidden: expected a width > 0, found 0");
+    assert_eq!(err.to_string(), "DigitsConfig.hidden: expected a width > 0, found 0");
     let err = DigitsRun::new(DigitsConfig { lr: f32::NAN, ..DigitsConfig::default() }, train, test).unwrap_err();
     assert!(err.to_string().contains("lr: expected a finite rate > 0, found NaN"), "{err}");
     let err = serde_json::from_str::<DigitsConfig>(r#"{"hiden": 3}"#).unwrap_err();

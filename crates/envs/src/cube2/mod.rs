@@ -38,19 +38,12 @@ impl Default for Cube2Config {
 impl Cube2Config {
     /// Checks every field, naming the one out of range.
     pub fn validate(&self) -> Result<(), EnvError> {
-        let bad = |field, expected, found: f64| Err(EnvError::InvalidConfig { env: "cube2", field, expected, found });
-        if self.scramble_depth == 0 {
-            return bad("scramble_depth", "at least 1", 0.0);
-        }
-        if !(1..=crate::MAX_EPISODE_STEPS).contains(&self.max_steps) {
-            return bad("max_steps", "1..=1000000 (MAX_EPISODE_STEPS)", self.max_steps as f64);
-        }
-        if !self.reward_solved.is_finite() {
-            return bad("reward_solved", "finite", self.reward_solved as f64);
-        }
-        if !self.reward_step.is_finite() {
-            return bad("reward_step", "finite", self.reward_step as f64);
-        }
+        let check = minnow_config::Check("Cube2Config");
+        check.count_in("scramble_depth", "at least 1", self.scramble_depth as u64, 1, u64::MAX)?;
+        let steps = self.max_steps as u64;
+        check.count_in("max_steps", "1..=1000000 (MAX_EPISODE_STEPS)", steps, 1, crate::MAX_EPISODE_STEPS as u64)?;
+        check.finite("reward_solved", self.reward_solved)?;
+        check.finite("reward_step", self.reward_step)?;
         Ok(())
     }
 }
@@ -221,11 +214,8 @@ mod tests {
         assert_eq!(*env.state(), before);
         assert_eq!(env.steps(), 0);
         let err = Cube2::new(Cube2Config { scramble_depth: 0, ..Cube2Config::default() }).unwrap_err();
-        assert_eq!(
-            err,
-            EnvError::InvalidConfig { env: "cube2", field: "scramble_depth", expected: "at least 1", found: 0.0 }
-        );
-        assert!(err.to_string().contains("scramble_depth must be at least 1, found 0"), "{err}");
+        assert!(matches!(&err, EnvError::Config(e) if e.key == "scramble_depth"), "{err:?}");
+        assert_eq!(err.to_string(), "Cube2Config.scramble_depth: expected at least 1, found 0");
         assert!(env.set_max_steps(0).is_err());
         assert!(Cube2::new(Cube2Config { reward_step: f32::NAN, ..Cube2Config::default() }).is_err());
         let mut mask = [false; 6];

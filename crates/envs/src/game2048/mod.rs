@@ -99,12 +99,8 @@ impl Game2048Config {
     /// Checks every field, naming the one out of range.
     pub fn validate(&self) -> Result<(), EnvError> {
         if !(0.0..=1.0).contains(&self.four_probability) {
-            return Err(EnvError::InvalidConfig {
-                env: "2048",
-                field: "four_probability",
-                expected: "in [0, 1]",
-                found: self.four_probability,
-            });
+            let found = minnow_config::Found::Text(self.four_probability.to_string());
+            return Err(minnow_config::Check("Game2048Config").error("four_probability", "in [0, 1]", found).into());
         }
         Ok(())
     }
@@ -409,7 +405,7 @@ mod tests {
     #[test]
     fn bad_config_is_an_error() {
         let err = Game2048::new(Game2048Config { four_probability: 1.5, ..Game2048Config::default() }).unwrap_err();
-        assert_eq!(err.to_string(), "2048 config: four_probability must be in [0, 1], found 1.5");
+        assert_eq!(err.to_string(), "Game2048Config.four_probability: expected in [0, 1], found 1.5");
         let c: Game2048Config = serde_json::from_str(r#"{"encoding": "exponents"}"#).unwrap();
         assert_eq!(c.encoding, BoardEncoding::Exponents);
     }

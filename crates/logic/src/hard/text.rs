@@ -4,6 +4,7 @@ use super::{HardProgram, Instr, Output};
 use crate::ca::TAPS;
 use crate::gates::OP_NAMES;
 use crate::{LogicError, Result};
+use minnow_config::Check;
 
 impl HardProgram {
     /// A readable text form: one line per tap, gate and output.
@@ -34,11 +35,12 @@ impl HardProgram {
 
     /// Parses [`to_text`](Self::to_text)'s form.
     pub fn from_text(text: &str) -> Result<Self> {
-        let bad = |line: usize| LogicError::InvalidCount {
-            config: "HardProgram text",
-            field: "line",
-            expected: "a line of the form `to_text` writes",
-            found: line + 1,
+        let bad = |line: usize| {
+            LogicError::from(Check("HardProgram text").count(
+                "line",
+                "a line of the form `to_text` writes",
+                line as u64 + 1,
+            ))
         };
         let mut p = Self::default();
         for (n, line) in text.lines().enumerate() {

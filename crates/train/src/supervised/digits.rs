@@ -3,7 +3,8 @@
 //! cross-entropy, evaluated by test accuracy.
 
 use super::run::{Split, Supervised, SupervisedConfig};
-use crate::{Observer, Result, TrainError};
+use crate::{Observer, Result};
+use minnow_config::Found;
 use minnow_nn::{
     Dataset, DigitsCnn, DigitsCnnConfig, DigitsLstm, DigitsLstmConfig, Forward, Graph, Mlp, MlpConfig, Module, ParamId,
     Params, Var,
@@ -110,7 +111,8 @@ impl DigitsConfig {
 
     /// An error naming the first field out of its range.
     pub fn validate(&self) -> Result<()> {
-        let bad = |field, expected, found| Err(TrainError::Config { field, expected, found });
+        let check = minnow_config::Check("DigitsConfig");
+        let bad = |field, expected, found: String| Err(check.error(field, expected, Found::Text(found)).into());
         if self.hidden == 0 {
             return bad("hidden", "a width > 0", self.hidden.to_string());
         }

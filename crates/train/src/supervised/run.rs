@@ -5,6 +5,7 @@
 use super::objective::{Objective, Scratch};
 use crate::{Cadence, Metrics, Result, Run, RunCheckpoint, RunCheckpointWriter, TrainError};
 use minnow_autodiff::Var;
+use minnow_config::Found;
 use minnow_dist::{Collective, DataParallel};
 use minnow_nn::{Batches, Forward, Params, Tape};
 use minnow_optim::{Adam, AdamConfig, Optimizer, Schedule, ScheduleConfig};
@@ -56,7 +57,8 @@ impl SupervisedConfig {
         M: Forward<Output = Var>,
         D: Objective,
     {
-        let bad = |field, expected, found: String| Err(TrainError::Config { field, expected, found });
+        let check = minnow_config::Check("SupervisedConfig");
+        let bad = |field, expected, found: String| Err(check.error(field, expected, Found::Text(found)).into());
         if self.steps == 0 {
             return bad("steps", "> 0", "0".into());
         }
