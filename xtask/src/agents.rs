@@ -40,11 +40,15 @@ pub fn checkpoint_or_shipped(arg: Option<&Path>, task: &str) -> Result<PathBuf, 
         Some(path) if path.is_dir() => Ok(path.join("checkpoint.safetensors")),
         Some(path) => Ok(path.to_path_buf()),
         None if shipped(task).exists() => Ok(shipped(task)),
-        None if crate::train::TASKS.iter().any(|(name, _, _)| *name == task) => Err(format!(
-            "no --checkpoint given and no {task} agent ships in {}: train one with \
-             `cargo xtask train {task}`, then pass --checkpoint runs/{task}",
-            shipped(task).display()
-        )),
+        None if minnow_tasks::registry().get(task).is_some()
+            || crate::train::TASKS.iter().any(|(name, _, _)| *name == task) =>
+        {
+            Err(format!(
+                "no --checkpoint given and no {task} agent ships in {}: train one with \
+                 `cargo xtask train {task}`, then pass --checkpoint runs/{task}",
+                shipped(task).display()
+            ))
+        }
         None => Err(format!(
             "no --checkpoint given, and no {task} agent ships nor does a task train one: pass \
              --checkpoint with a run checkpoint of task {task} (an AlphaZero run in the library, \

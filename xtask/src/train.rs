@@ -20,11 +20,7 @@ pub(crate) const TASKS: &[(&str, &str, bool)] = &[
     ("digits-mlp", "MLP on the UCI digits (8x8 images), target >= 97% test accuracy", true),
     ("digits-cnn", "Conv2d network on the UCI digits, target >= 98% test accuracy", true),
     ("digits-lstm", "LSTM reading the digits row by row, target >= 95% test accuracy", true),
-    ("dqn-cube", "DQN on the 2x2x2 cube from scrambles, with a curriculum", true),
-    ("dqn-2048", "DQN playing 2048", true),
-    ("ntuple-2048", "n-tuple network playing 2048, TD(0) on afterstates, one view", true),
     ("cube-solver", "2x2x2 cube cost-to-go by value iteration, for `cargo xtask solve cube`", true),
-    ("dqn-cartpole", "DQN on CartPole-v1, target mean return >= 475 within 100k steps", true),
     ("az-connect4", "AlphaZero-style self-play, connect four", true),
     ("az-backgammon", "AlphaZero-style self-play, backgammon", true),
     ("td-backgammon", "TD(lambda) self-play on afterstates (TD-Gammon), backgammon, judged against pubeval", true),
@@ -95,8 +91,6 @@ fn train_task(task: &str, args: &TrainArgs, world: &Rc<dyn Collective>) -> Resul
             Err(format!("train: '{task}' does not train distributed yet; these do: {DISTRIBUTED}").into())
         }
         // The task files still report errors as text.
-        Some(_) if task.starts_with("dqn-") => crate::dqn_task::train_dqn(&task, args, world),
-        Some(_) if task == "ntuple-2048" => crate::ntuple_task::train_ntuple(args),
         Some(_) if task == crate::cube_task::TASK => Ok(crate::cube_task::train_cube_solver(args)?),
         Some(_) if task == crate::td_task::TASK => crate::td_task::train_td_backgammon(args),
         Some(_) if task.starts_with("az-") => Ok(crate::az_task::train_az(&task, args, distributed.then_some(world))?),
@@ -115,12 +109,6 @@ pub(crate) fn agree_on_config(
     let identity = serde_json::json!({ "task": task, "resume": args.resume, "config": config });
     minnow_dist::agree(world, &identity.to_string(), minnow_train::describe_difference)?;
     Ok(())
-}
-
-/// The run directory as rank 0 of a run sees it ([`run_dir`]: checked and
-/// locked); the other ranks, which write nothing, only its paths.
-pub(crate) fn rank_run_dir(root: bool, args: &TrainArgs, name: &str) -> Result<(PathBuf, PathBuf), XtaskError> {
-    if root { run_dir(args, name) } else { Ok(run_paths(args, name)) }
 }
 
 /// A run's directory (`--out`, or `runs/NAME`) and its checkpoint's path,

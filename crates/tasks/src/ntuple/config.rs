@@ -1,0 +1,159 @@
+//! The n-tuple task's config: the network's tuples, TD(0)'s step size,
+//! the game, the cadences and the evaluations, with the checks that refuse
+//! what could not train.
+
+use minnow_envs::Game2048Config;
+use minnow_optim::Check;
+use minnow_rl::RlError;
+use serde::{Deserialize, Serialize};
+
+/// The config's name in its errors (`ntuple-2048.alpha: ...`).
+pub(crate) const CONFIG: &str = "ntuple-2048";
+
+/// The n-tuple task's whole config.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NTupleConfig {
+    /// Seeds the training games (game `k` of seed `s` is the same in every run).
+    pub seed: u64,
+    /// Training games.
+    pub games: u64,
+    /// TD step size: the share of the TD error a board's value moves by.
+    pub alpha: f32,
+    /// Cell patterns (cell = 4 * row + col), one table each.
+    pub tuples: Vec<Vec<usize>>,
+    /// Read each pattern's table at the pattern's 8 rotations and
+    /// reflections too (symmetric sampling) instead of at the pattern alone.
+    pub symmetric_sampling: bool,
+    /// Values a cell takes in the tables: exponents 0..levels - 1, larger
+    /// tiles read as the largest (16 keeps every tile apart).
+    pub levels: usize,
+    /// The game.
+    pub env: Game2048Config,
+    /// Games between checkpoints.
+    pub checkpoint_every: u64,
+    /// The greedy evaluations.
+    pub eval: NTupleEvalConfig,
+}
+
+/// The greedy evaluations during and after training.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NTupleEvalConfig {
+    /// Training games between evaluations.
+    pub every: u64,
+    /// Games per evaluation during training.
+    pub during: usize,
+    /// Games of the final evaluation.
+    pub last: usize,
+    /// Seeds the evaluation games (the same at every evaluation).
+    pub seed: u64,
+}
+
+/// Twelve 6-tuples, each with its own table read at one placement: a
+/// row with two cells of the next row (rows 0-1, 1-2, 2-3), a 2x3
+/// rectangle (the left three columns of the same row pairs), and the same
+/// six turned into columns. Cells are read by 2 to 8 tuples, most near
+/// the top-left corner; the bottom-right corner is read by none (a gap
+/// this layout keeps: the results in docs/RESULTS.md are with it).
+/// (The shapes are Jaśkowski 2016's; his network reads four of them at
+/// all 8 symmetric placements: `configs/ntuple-2048-symmetric.json`.)
+fn default_tuples() -> Vec<Vec<usize>> {
+    vec![
+        vec![0, 1, 2, 3, 4, 5],
+        vec![4, 5, 6, 7, 8, 9],
+        vec![8, 9, 10, 11, 12, 13],
+        vec![0, 1, 2, 4, 5, 6],
+        vec![4, 5, 6, 8, 9, 10],
+        vec![8, 9, 10, 12, 13, 14],
+        vec![0, 4, 8, 12, 1, 5],
+        vec![1, 5, 9, 13, 2, 6],
+        vec![2, 6, 10, 14, 3, 7],
+        vec![0, 4, 8, 1, 5, 9],
+        vec![1, 5, 9, 2, 6, 10],
+        vec![2, 6, 10, 3, 7, 11],
+    ]
+}
+
+impl Default for NTupleConfig {
+    fn default() -> Self {
+        Self {
+            seed: 1,
+            games: 40_000,
+            alpha: 0.25,
+            tuples: default_tuples(),
+            symmetric_sampling: false,
+            levels: 16,
+            env: Game2048Config::default(),
+            checkpoint_every: 10_000,
+            eval: NTupleEvalConfig { every: 10_000, during: 100, last: 1000, seed: 2048 },
+        }
+    }
+}
+
+/// The error for a count out of range, naming its key.
+pub(crate) fn bad_count(field: &'static str, expected: &'static str, found: u64) -> RlError {
+    Check(CONFIG).count(field, expected, found).into()
+}
+
+impl NTupleConfig {
+    /// Refuses a value out of range, naming its key.
+    pub fn validate(&self) -> Result<(), RlError> {
+        if !(self.alpha.is_finite() && self.alpha > 0.0 && self.alpha <= 1.0) {
+            let (field, expected, found) = ("alpha", "a value in (0, 1]", self.alpha);
+            return Err(Check(CONFIG).value(field, expected, found).into());
+        }
+        if self.games == 0 {
+            return Err(bad_count("games", "at least 1", 0));
+        }
+        if !(2..=16).contains(&self.levels) {
+            return Err(bad_count("levels", "2..=16 (a cell holds exponents 0..=15)", self.levels as u64));
+        }
+        if self.checkpoint_every == 0 {
+            return Err(bad_count("checkpoint_every", "at least 1", 0));
+        }
+        for (field, value) in [("eval.every", self.eval.every), ("eval.during", self.eval.during as u64)] {
+            if value == 0 {
+                return Err(bad_count(field, "at least 1", 0));
+            }
+        }
+        if self.eval.last == 0 {
+            return Err(bad_count("eval.last", "at least 1", 0));
+        }
+        if let Some(&cell) = self.tuples.iter().flatten().find(|&&c| c >= 16) {
+            return Err(bad_count("tuples", "cells 0..=15 (4 * row + col)", cell as u64));
+        }
+        self.env.validate()?;
+        Ok(())
+    }
+
+    /// The bytes of the tables: one f32 per entry of each tuple's table,
+    /// levels^(cells in the tuple).
+    pub fn table_bytes(&self) -> f64 {
+        let entries: f64 = self.tuples.iter().map(|t| (self.levels as f64).powi(t.len() as i32)).sum();
+        4.0 * entries
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_configs_are_errors_naming_the_key() {
+        let err = |edit: fn(&mut NTupleConfig)| {
+            let mut c = NTupleConfig::default();
+            edit(&mut c);
+            c.validate().unwrap_err().to_string()
+        };
+        assert_eq!(err(|c| c.alpha = 0.0), "ntuple-2048.alpha: expected a value in (0, 1], found 0");
+        assert!(err(|c| c.games = 0).starts_with("ntuple-2048.games"));
+        assert!(err(|c| c.levels = 17).starts_with("ntuple-2048.levels"));
+        assert!(err(|c| c.checkpoint_every = 0).starts_with("ntuple-2048.checkpoint_every"));
+        assert!(err(|c| c.eval.every = 0).starts_with("ntuple-2048.eval.every"));
+        assert_eq!(err(|c| c.tuples[1][2] = 16), "ntuple-2048.tuples: expected cells 0..=15 (4 * row + col), found 16");
+        assert!(err(|c| c.env.four_probability = 2.0).contains("four_probability"));
+        let unknown = serde_json::from_str::<NTupleConfig>(r#"{"alfa": 0.1}"#).unwrap_err().to_string();
+        assert!(unknown.contains("alfa"), "{unknown}");
+    }
+}

@@ -1,0 +1,88 @@
+//! `ntuple-2048`: an n-tuple network learning 2048 by TD(0) on
+//! afterstates, one game after another on one core, evaluated greedily
+//! on one view of the board as it trains and at the end.
+//!
+//! The default network reads each of its twelve 6-tuple tables at one
+//! placement (12 entries per board) and plays on one view of the board.
+//! With `"symmetric_sampling": true` each table is read at its tuple's 8
+//! rotations and reflections too, so the tables are shared across the
+//! board's symmetries (`configs/ntuple-2048-symmetric.json`).
+
+mod config;
+mod player;
+mod run;
+
+pub use config::{NTupleConfig, NTupleEvalConfig};
+pub use run::game_seed;
+
+use minnow_train::{Session, Task, TaskError, View};
+use run::{NTupleRun, TASK};
+use std::time::Instant;
+
+/// The n-tuple task on 2048.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NTuple2048;
+
+impl Task for NTuple2048 {
+    type Config = NTupleConfig;
+
+    fn name(&self) -> &str {
+        TASK
+    }
+
+    fn about(&self) -> &str {
+        "n-tuple network playing 2048, TD(0) on afterstates, one view"
+    }
+
+    fn defaults(&self) -> NTupleConfig {
+        NTupleConfig::default()
+    }
+
+    fn set_seed(&self, config: &mut NTupleConfig, seed: u64) {
+        config.seed = seed;
+    }
+
+    fn set_steps(&self, config: &mut NTupleConfig, games: u64) {
+        config.games = games;
+    }
+
+    /// The config's ranges, and tables that fit in memory (refused before
+    /// anything is allocated).
+    fn check(&self, config: &NTupleConfig) -> Result<(), TaskError> {
+        config.validate()?;
+        minnow_train::memory::check_fits("the n-tuple tables", config.table_bytes())?;
+        Ok(())
+    }
+
+    fn train(&self, config: &NTupleConfig, session: &mut dyn Session) -> Result<(), TaskError> {
+        let mut run = NTupleRun::new(config.clone())?;
+        session.resume(&mut run)?;
+        if let Some(out) = session.out() {
+            let weights = run.player.net.weights().len();
+            println!(
+                "training {TASK} for {} games: {} tables, {weights} weights ({:.0} MiB), {} entries read per board{} -> {}",
+                config.games,
+                config.tuples.len(),
+                weights as f64 * 4.0 / (1 << 20) as f64,
+                run.player.net.features(),
+                if config.symmetric_sampling { " (symmetric sampling)" } else { "" },
+                out.display()
+            );
+        }
+        let (started, start_games) = (Instant::now(), run.games);
+        let cadence = run.cadence();
+        let timing = session.drive(&mut run, cadence, View { headline: "mean_score", show: &[], observer: &mut () })?;
+        let train_seconds = timing.train_seconds;
+        println!(
+            "{TASK}: {} games, {} moves in {train_seconds:.1} s of training ({:.0} moves/s; {:.1} s in all)",
+            run.games - start_games,
+            run.moves_trained,
+            run.moves_trained as f64 / train_seconds.max(1e-9),
+            started.elapsed().as_secs_f64()
+        );
+        let t = Instant::now();
+        let r = run.player.evaluate(&run.prototype, config.eval.last, config.eval.seed)?;
+        println!("final greedy evaluation, one view ({:.1} s):\n{r}", t.elapsed().as_secs_f64());
+        session.write_json("eval.json", &serde_json::to_value(&r)?)
+    }
+}
