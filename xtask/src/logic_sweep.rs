@@ -7,13 +7,13 @@
 //! stops after the first seed (under MPI: the first round of K seeds) that
 //! meets the target.
 
-use crate::cube_task::cpu_seconds;
 use crate::train::TrainArgs;
 use minnow_dist::Collective;
 use minnow_logic::hard::active_gates;
 use minnow_logic::life::hard_life_accuracy;
 use minnow_logic::robustness::{Disturbance, RobustnessConfig, checkerboard_robustness, rollout_accuracy};
 use minnow_logic::{CheckerboardConfig, Prune, Variant, train_checkerboard};
+use minnow_train::cpu_seconds;
 use serde::{Deserialize, Serialize};
 use std::ops::ControlFlow;
 use std::time::Instant;

@@ -41,7 +41,7 @@ pub mod testing;
 pub use checkpoint::{RunCheckpoint, RunCheckpointWriter, config_identity, describe_difference};
 pub use error::{Result, TrainError};
 pub use events::{Event, Observer};
-pub use run::{Cadence, Metrics, Run, Timing, drive, resume, save};
+pub use run::{Cadence, Metrics, Run, Timing, cpu_seconds, drive, resume, save};
 use stop::Driving;
 pub use stop::{request_stop, request_stop_held, stop_requested};
 pub use task::{AnyTask, Configured, Registry, Session, Sweep, Task, TaskError, View};
