@@ -24,7 +24,6 @@ pub(crate) const TASKS: &[(&str, &str, bool)] = &[
     ("dqn-cube", "DQN on the 2x2x2 cube from scrambles, with a curriculum", true),
     ("dqn-2048", "DQN playing 2048", true),
     ("ntuple-2048", "n-tuple network playing 2048, TD(0) on afterstates, one view", true),
-    ("cube-solver", "2x2x2 cube cost-to-go by value iteration, for `cargo xtask solve cube`", true),
     ("dqn-cartpole", "DQN on CartPole-v1, target mean return >= 475 within 100k steps", true),
     ("az-connect4", "AlphaZero-style self-play, connect four", true),
     ("az-backgammon", "AlphaZero-style self-play, backgammon", true),
@@ -99,7 +98,6 @@ fn train_task(task: &str, args: &TrainArgs, world: &Rc<dyn Collective>) -> Resul
         // The task files still report errors as text.
         Some(_) if task.starts_with("dqn-") => crate::dqn_task::train_dqn(&task, args, world),
         Some(_) if task == "ntuple-2048" => crate::ntuple_task::train_ntuple(args),
-        Some(_) if task == crate::cube_task::TASK => Ok(crate::cube_task::train_cube_solver(args)?),
         Some(_) if task == crate::td_task::TASK => crate::td_task::train_td_backgammon(args),
         Some(_) if task == "logic-ca" => Ok(crate::logic_task::train_logic_ca(args)?),
         Some(_) if task.starts_with("az-") => Ok(crate::az_task::train_az(&task, args, distributed.then_some(world))?),

@@ -1,5 +1,6 @@
 //! The shipped tasks, by name: what `cargo xtask train` offers.
 
+use crate::cube_solver::CubeSolver;
 use crate::digits::Digits;
 use minnow_train::Registry;
 
@@ -8,5 +9,5 @@ pub const DEFAULT_TASK: &str = "logic-ca";
 
 /// Every shipped task, in the order `train list` shows them.
 pub fn registry() -> Registry {
-    Registry::new().with(Digits::MLP).with(Digits::CNN).with(Digits::LSTM).with_default(DEFAULT_TASK)
+    Registry::new().with(Digits::MLP).with(Digits::CNN).with(Digits::LSTM).with(CubeSolver).with_default(DEFAULT_TASK)
 }
