@@ -40,21 +40,22 @@ pub fn checkpoint_or_shipped(arg: Option<&Path>, task: &str) -> Result<PathBuf, 
         Some(path) if path.is_dir() => Ok(path.join("checkpoint.safetensors")),
         Some(path) => Ok(path.to_path_buf()),
         None if shipped(task).exists() => Ok(shipped(task)),
-        None if minnow_tasks::registry().get(task).is_some()
-            || crate::train::TASKS.iter().any(|(name, _, _)| *name == task) =>
-        {
-            Err(format!(
-                "no --checkpoint given and no {task} agent ships in {}: train one with \
-                 `cargo xtask train {task}`, then pass --checkpoint runs/{task}",
-                shipped(task).display()
-            ))
-        }
+        None if trained_by_a_task(task) => Err(format!(
+            "no --checkpoint given and no {task} agent ships in {}: train one with \
+             `cargo xtask train {task}`, then pass --checkpoint runs/{task}",
+            shipped(task).display()
+        )),
         None => Err(format!(
             "no --checkpoint given, and no {task} agent ships nor does a task train one: pass \
              --checkpoint with a run checkpoint of task {task} (an AlphaZero run in the library, \
              minnow::rl::alphazero)"
         )),
     }
+}
+
+/// Whether `cargo xtask train` has a task of that name.
+fn trained_by_a_task(task: &str) -> bool {
+    minnow_tasks::registry().get(task).is_some() || crate::train::TASKS.iter().any(|(name, _, _)| *name == task)
 }
 
 pub fn run(args: ShipArgs) -> Result<(), String> {
@@ -94,6 +95,7 @@ mod tests {
     use minnow_envs::connect4::pons::{self, PONS_SETS};
     use minnow_rl::alphazero::{AzAgent, Player, PolicyPlayer, net_player};
     use minnow_rl::mcts::NetEvaluator;
+    use minnow_tasks::cube_solver;
     use std::sync::Arc;
 
     /// A card's "Checked by the tests" rows, and what differs from them.
@@ -207,12 +209,11 @@ mod tests {
     fn cube_solver_reproduces_its_card() {
         const POSITIONS: usize = 50;
         let mut card = Card::read("cube-solver");
-        let mut heuristic = crate::solve::load(&shipped(card.task)).unwrap();
-        let search = crate::cube_task::CubeSolverConfig::default().search;
+        let mut heuristic = cube_solver::load(&shipped(card.task)).unwrap();
+        let search = cube_solver::CubeSolverConfig::default().search;
         for distance in [7, 11, 14] {
             let rows =
-                crate::cube_eval::solver_table(&mut heuristic, search, std::iter::once(distance), POSITIONS, 2024)
-                    .unwrap();
+                cube_solver::solver_table(&mut heuristic, search, std::iter::once(distance), POSITIONS, 2024).unwrap();
             let row = &rows[0];
             let figure = format!(
                 "{} solved, mean length {:.2}, mean nodes expanded {:.1}",

@@ -3,9 +3,6 @@
 mod agents;
 mod az_task;
 mod bench;
-mod cube_eval;
-mod cube_puzzle;
-mod cube_task;
 mod error;
 mod eval;
 mod machine;
@@ -64,7 +61,7 @@ fn main() -> ExitCode {
         Command::Profile(args) => profile::run(args),
         Command::Eval(args) => eval::run(args).map_err(Into::into),
         Command::Play(args) => play::run(args).map_err(Into::into),
-        Command::Solve(args) => solve::run(args).map_err(Into::into),
+        Command::Solve(args) => solve::run(args),
         Command::Ship(args) => agents::run(args).map_err(Into::into),
     };
     match result {

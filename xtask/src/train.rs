@@ -20,7 +20,6 @@ pub(crate) const TASKS: &[(&str, &str, bool)] = &[
     ("digits-mlp", "MLP on the UCI digits (8x8 images), target >= 97% test accuracy", true),
     ("digits-cnn", "Conv2d network on the UCI digits, target >= 98% test accuracy", true),
     ("digits-lstm", "LSTM reading the digits row by row, target >= 95% test accuracy", true),
-    ("cube-solver", "2x2x2 cube cost-to-go by value iteration, for `cargo xtask solve cube`", true),
     ("az-connect4", "AlphaZero-style self-play, connect four", true),
     ("az-backgammon", "AlphaZero-style self-play, backgammon", true),
     ("td-backgammon", "TD(lambda) self-play on afterstates (TD-Gammon), backgammon, judged against pubeval", true),
@@ -91,7 +90,6 @@ fn train_task(task: &str, args: &TrainArgs, world: &Rc<dyn Collective>) -> Resul
             Err(format!("train: '{task}' does not train distributed yet; these do: {DISTRIBUTED}").into())
         }
         // The task files still report errors as text.
-        Some(_) if task == crate::cube_task::TASK => Ok(crate::cube_task::train_cube_solver(args)?),
         Some(_) if task == crate::td_task::TASK => crate::td_task::train_td_backgammon(args),
         Some(_) if task.starts_with("az-") => Ok(crate::az_task::train_az(&task, args, distributed.then_some(world))?),
         Some(_) => Err(XtaskError::UnknownTask { task }),

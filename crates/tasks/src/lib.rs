@@ -42,6 +42,7 @@
 pub mod alphazero_presets;
 mod cartpole;
 mod cube;
+pub mod cube_solver;
 pub mod digits;
 pub mod dqn;
 pub mod eval;

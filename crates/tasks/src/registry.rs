@@ -1,5 +1,6 @@
 //! The shipped tasks, by name: what `cargo xtask train` offers.
 
+use crate::cube_solver::CubeSolver;
 use crate::digits::Digits;
 use crate::dqn::DqnTask;
 use crate::logic_ca::LogicCa;
@@ -20,6 +21,7 @@ pub fn registry() -> Registry {
         .with(DqnTask::<CubeDqn>::new())
         .with(DqnTask::<Game2048Dqn>::new())
         .with(NTuple2048)
+        .with(CubeSolver)
         .with(DqnTask::<CartPoleDqn>::new())
         .with_default(DEFAULT_TASK)
 }

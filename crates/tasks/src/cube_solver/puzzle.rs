@@ -7,7 +7,7 @@ use minnow_rl::puzzle::Puzzle;
 
 /// The cube with its DBL corner fixed: moves U U' R R' F F'.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Cube;
+pub struct Cube;
 
 impl Puzzle for Cube {
     const NAME: &'static str = "cube2";
@@ -52,17 +52,23 @@ impl Puzzle for Cube {
 
 /// A scramble that does not parse.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum ScrambleError {
+pub enum ScrambleError {
+    /// A token that is not one of the cube's moves.
     #[error(
         "scramble: move {position} '{token}' is not a move; expected one of U U' U2 R R' R2 F F' F2 \
          (the DBL corner stays fixed, so D, L and B are not turned)"
     )]
-    BadMove { position: usize, token: String },
+    BadMove {
+        /// The token's place in the scramble, from 1.
+        position: usize,
+        /// The token.
+        token: String,
+    },
 }
 
 /// The moves of a scramble such as `"R U F' U2"`, separated by spaces (or
 /// commas); a `2` turns twice. An empty scramble is the solved cube.
-pub(crate) fn parse_scramble(text: &str) -> Result<Vec<usize>, ScrambleError> {
+pub fn parse_scramble(text: &str) -> Result<Vec<usize>, ScrambleError> {
     let mut moves = Vec::new();
     for (k, token) in text.split(|c: char| c.is_whitespace() || c == ',').filter(|t| !t.is_empty()).enumerate() {
         let bad = || ScrambleError::BadMove { position: k + 1, token: token.to_string() };
@@ -79,7 +85,7 @@ pub(crate) fn parse_scramble(text: &str) -> Result<Vec<usize>, ScrambleError> {
 }
 
 /// Moves in the usual notation.
-pub(crate) fn format_moves(moves: &[usize]) -> String {
+pub fn format_moves(moves: &[usize]) -> String {
     moves.iter().map(|&m| MOVE_NAMES[m]).collect::<Vec<_>>().join(" ")
 }
 
