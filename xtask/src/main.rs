@@ -1,7 +1,6 @@
 //! `cargo xtask`: minnow's command line (train, bench, profile, eval, play, solve).
 
 mod agents;
-mod az_task;
 mod bench;
 mod cube_eval;
 mod cube_puzzle;
@@ -13,15 +12,11 @@ mod logic_render;
 mod logic_sweep;
 mod logic_task;
 mod machine;
-mod match_progress;
 mod ntuple_task;
 mod play;
 mod play_backgammon;
 mod profile;
-mod pubeval_match;
 mod solve;
-mod td_backgammon;
-mod td_task;
 mod train;
 
 use clap::{Parser, Subcommand};

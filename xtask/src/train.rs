@@ -26,9 +26,6 @@ pub(crate) const TASKS: &[(&str, &str, bool)] = &[
     ("ntuple-2048", "n-tuple network playing 2048, TD(0) on afterstates, one view", true),
     ("cube-solver", "2x2x2 cube cost-to-go by value iteration, for `cargo xtask solve cube`", true),
     ("dqn-cartpole", "DQN on CartPole-v1, target mean return >= 475 within 100k steps", true),
-    ("az-connect4", "AlphaZero-style self-play, connect four", true),
-    ("az-backgammon", "AlphaZero-style self-play, backgammon", true),
-    ("td-backgammon", "TD(lambda) self-play on afterstates (TD-Gammon), backgammon, judged against pubeval", true),
 ];
 
 pub fn run(args: TrainArgs) -> Result<(), XtaskError> {
@@ -100,9 +97,7 @@ fn train_task(task: &str, args: &TrainArgs, world: &Rc<dyn Collective>) -> Resul
         Some(_) if task.starts_with("dqn-") => crate::dqn_task::train_dqn(&task, args, world),
         Some(_) if task == "ntuple-2048" => crate::ntuple_task::train_ntuple(args),
         Some(_) if task == crate::cube_task::TASK => Ok(crate::cube_task::train_cube_solver(args)?),
-        Some(_) if task == crate::td_task::TASK => crate::td_task::train_td_backgammon(args),
         Some(_) if task == "logic-ca" => Ok(crate::logic_task::train_logic_ca(args)?),
-        Some(_) if task.starts_with("az-") => Ok(crate::az_task::train_az(&task, args, distributed.then_some(world))?),
         Some(_) => Err(XtaskError::UnknownTask { task }),
     }
 }
