@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 const SHIPPED: &[(&str, &[&str])] = &[
     ("az-connect4", &["model."]),
     ("az-backgammon", &["model."]),
-    ("td-backgammon", &[crate::td_task::WEIGHTS]),
+    ("td-backgammon", &[minnow_tasks::backgammon::WEIGHTS]),
     ("cube-solver", &["online."]),
     ("logic-ca", &["kept."]),
 ];
@@ -36,11 +36,12 @@ pub fn shipped(task: &str) -> PathBuf {
 /// directory holds `checkpoint.safetensors`), or else the agent shipped
 /// for `task`; an error says how to get one when none ships.
 pub fn checkpoint_or_shipped(arg: Option<&Path>, task: &str) -> Result<PathBuf, String> {
+    let trained = minnow_tasks::registry().get(task).is_some();
     match arg {
         Some(path) if path.is_dir() => Ok(path.join("checkpoint.safetensors")),
         Some(path) => Ok(path.to_path_buf()),
         None if shipped(task).exists() => Ok(shipped(task)),
-        None if trained_by_a_task(task) => Err(format!(
+        None if trained => Err(format!(
             "no --checkpoint given and no {task} agent ships in {}: train one with \
              `cargo xtask train {task}`, then pass --checkpoint runs/{task}",
             shipped(task).display()
@@ -51,11 +52,6 @@ pub fn checkpoint_or_shipped(arg: Option<&Path>, task: &str) -> Result<PathBuf, 
              minnow::rl::alphazero)"
         )),
     }
-}
-
-/// Whether `cargo xtask train` has a task of that name.
-fn trained_by_a_task(task: &str) -> bool {
-    minnow_tasks::registry().get(task).is_some() || crate::train::TASKS.iter().any(|(name, _, _)| *name == task)
 }
 
 pub fn run(args: ShipArgs) -> Result<(), String> {
@@ -88,13 +84,12 @@ pub fn run(args: ShipArgs) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::shipped;
-    use crate::pubeval_match::{WholeTurnPlayer, points_match};
-    use crate::td_backgammon::TdChooser;
     use minnow_envs::ConnectFour;
-    use minnow_envs::backgammon::pubeval::Pubeval;
     use minnow_envs::connect4::pons::{self, PONS_SETS};
     use minnow_rl::alphazero::{AzAgent, Player, PolicyPlayer, net_player};
     use minnow_rl::mcts::NetEvaluator;
+    use minnow_tasks::alphazero::{EVAL_SEED, network_vs_pubeval, pons_dir};
+    use minnow_tasks::backgammon::{self, PointsResult, TdChooser, WholeTurnPlayer, points_match, pubeval_player};
     use minnow_tasks::cube_solver;
     use std::sync::Arc;
 
@@ -130,7 +125,7 @@ mod tests {
         }
 
         /// The row of a match of the network alone against pubeval.
-        fn check_against_pubeval(&mut self, games: usize, result: &crate::pubeval_match::PointsResult) {
+        fn check_against_pubeval(&mut self, games: usize, result: &PointsResult) {
             let figure = format!("{} wins, {:+.3} points per game", result.wins, result.points_per_game());
             self.check(&format!("network alone against pubeval, {games} games"), figure);
         }
@@ -148,8 +143,7 @@ mod tests {
         let agent = AzAgent::load::<ConnectFour>(&shipped(card.task)).unwrap();
         let inference = agent.config.mcts.inference;
         for (set, label) in PONS_SETS {
-            let path = crate::workspace_root().join("data/connect4-pons").join(format!("{set}.jsonl.gz"));
-            let positions = pons::load_set(&path).unwrap();
+            let positions = pons::load_set(&pons_dir().join(format!("{set}.jsonl.gz"))).unwrap();
             let evaluator = NetEvaluator::with_inference(&agent.net, agent.params.clone(), inference).unwrap();
             let mut player = PolicyPlayer::new(evaluator);
             let mistakes = pons::count_mistakes(&positions, |g| player.act(g)).unwrap();
@@ -157,10 +151,9 @@ mod tests {
             card.check(&what, mistakes.to_string());
         }
         let (set, label) = PONS_SETS[2];
-        let path = crate::workspace_root().join("data/connect4-pons").join(format!("{set}.jsonl.gz"));
-        let positions = pons::load_set(&path).unwrap();
+        let positions = pons::load_set(&pons_dir().join(format!("{set}.jsonl.gz"))).unwrap();
         let sims = agent.config.eval.simulations;
-        let seed = crate::eval::EVAL_SEED ^ 1;
+        let seed = EVAL_SEED ^ 1;
         // As the suite splits them: `eval.threads` contiguous chunks, chunk t
         // searched by a player seeded `seed ^ t`.
         let chunk = positions.len().div_ceil(agent.config.eval.threads);
@@ -184,8 +177,8 @@ mod tests {
         const GAMES: usize = 200;
         let mut card = Card::read("az-backgammon");
         let agent = AzAgent::load::<minnow_envs::Backgammon>(&shipped(card.task)).unwrap();
-        let seed = crate::eval::EVAL_SEED ^ 1;
-        let result = crate::pubeval_match::network_vs_pubeval(&agent, GAMES, seed, &|| ()).unwrap();
+        let seed = EVAL_SEED ^ 1;
+        let result = network_vs_pubeval(&agent, GAMES, seed, &|| ()).unwrap();
         card.check_against_pubeval(GAMES, &result);
         card.assert_reproduced();
     }
@@ -194,13 +187,12 @@ mod tests {
     fn td_backgammon_reproduces_its_card() {
         const GAMES: usize = 1000;
         let mut card = Card::read("td-backgammon");
-        let saved = crate::td_task::load(&shipped(card.task)).unwrap();
+        let saved = backgammon::load(&shipped(card.task)).unwrap();
         let net = Arc::new(saved.net);
         let eval = saved.config.eval;
-        let pubeval = |_: u64| Ok(WholeTurnPlayer::new(Pubeval::standard()));
         let ours = |_: u64| Ok(WholeTurnPlayer::new(TdChooser::new(net.clone(), 1)));
-        let seed = crate::td_task::EVAL_SEED ^ 1;
-        let result = points_match(&ours, &pubeval, GAMES, seed, eval.threads, eval.max_moves, &|| ()).unwrap();
+        let seed = backgammon::EVAL_SEED ^ 1;
+        let result = points_match(&ours, &pubeval_player, GAMES, seed, eval.threads, eval.max_moves, &|| ()).unwrap();
         card.check_against_pubeval(GAMES, &result);
         card.assert_reproduced();
     }

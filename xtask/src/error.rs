@@ -113,34 +113,6 @@ impl From<XtaskError> for String {
 #[cfg(test)]
 mod tests {
     use super::XtaskError;
-    use minnow_train::supervised::DigitsConfig;
-
-    #[test]
-    fn the_chain_names_the_file_and_the_cause() {
-        let missing = std::path::Path::new("/nonexistent/minnow-config.json");
-        let e = crate::train::layered(DigitsConfig::default(), Some(missing)).unwrap_err();
-        assert!(matches!(&e, XtaskError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound));
-        assert!(e.chain().starts_with("/nonexistent/minnow-config.json: "), "{}", e.chain());
-
-        let path = std::env::temp_dir().join(format!("minnow-xtask-error-{}.json", std::process::id()));
-        std::fs::write(&path, r#"{"hiden": 3}"#).unwrap();
-        let e = crate::train::layered(DigitsConfig::default(), Some(&path)).unwrap_err();
-        std::fs::remove_file(&path).unwrap();
-        assert!(matches!(e, XtaskError::Config { .. }));
-        let chain = e.chain();
-        assert!(chain.starts_with(&format!("--config {}: unknown field `hiden`", path.display())), "{chain}");
-    }
-
-    #[test]
-    fn a_bad_inference_value_is_named_by_its_path() {
-        let path = std::env::temp_dir().join(format!("minnow-xtask-inference-{}.json", std::process::id()));
-        std::fs::write(&path, r#"{"mcts": {"inference": "bf17"}}"#).unwrap();
-        let e = crate::train::layered(minnow_rl::alphazero::AzConfig::default(), Some(&path)).unwrap_err();
-        std::fs::remove_file(&path).unwrap();
-        let chain = e.chain();
-        let want = format!(r#"--config {}: mcts.inference: expected "f32" or "bf16", found "bf17""#, path.display());
-        assert!(chain.starts_with(&want), "{chain}");
-    }
 
     #[test]
     fn library_errors_convert_with_question_mark() {

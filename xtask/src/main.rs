@@ -1,19 +1,14 @@
 //! `cargo xtask`: minnow's command line (train, bench, profile, eval, play, solve).
 
 mod agents;
-mod az_task;
 mod bench;
 mod error;
 mod eval;
 mod machine;
-mod match_progress;
 mod play;
 mod play_backgammon;
 mod profile;
-mod pubeval_match;
 mod solve;
-mod td_backgammon;
-mod td_task;
 mod train;
 
 use clap::{Parser, Subcommand};
@@ -33,7 +28,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Train a task end to end (the default task when none is named).
-    Train(train::TrainArgs),
+    Train(minnow_cli::TrainArgs),
     /// Run the workload benchmarks and compare with the previous run.
     Bench(bench::BenchArgs),
     /// A per-op time breakdown of one workload.

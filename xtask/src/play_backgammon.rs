@@ -8,13 +8,12 @@
 //! Points are numbered as players read them: each side's own 1-point is
 //! its last before bearing off; `bar` and `off` name the rest.
 
-use crate::td_backgammon::BackgammonTurns;
-use crate::td_task::{self, Saved};
 use minnow_envs::backgammon::{
     BAR_SOURCE, BackgammonConfig, POINT_SOURCE, POINTS, Play, ROLL_DICE, ROLL_PROBABILITIES, TurnPlays, position_id,
 };
 use minnow_envs::{Backgammon, Game, Turn};
 use minnow_rl::afterstate::{Searcher, ValueNet};
+use minnow_tasks::backgammon::{self, BackgammonTurns, Saved};
 use rand::{Rng, SeedableRng};
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -37,7 +36,7 @@ impl TdAgent {
 
     /// Reads a td-backgammon run checkpoint.
     pub fn load(path: &Path, candidates: Option<u32>) -> Result<Self, String> {
-        let Saved { net, config, .. } = td_task::load(path).map_err(|e| {
+        let Saved { net, config, .. } = backgammon::load(path).map_err(|e| {
             format!("--checkpoint: backgammon is played against a td-backgammon agent (cargo xtask train td-backgammon): {e}")
         })?;
         Ok(Self::new(net, candidates.map_or(config.eval.candidates, |c| c as usize)))

@@ -57,7 +57,7 @@ fn sizes_beyond_the_machine_are_refused_with_the_estimate_before_allocating() {
 fn evaluations_are_bounded_and_never_average_nothing() {
     let root = root("eval");
     let err = refused(&root, "dqn-cartpole", r#"{"env": {"max_steps": 1000000000000}}"#, &[]);
-    assert!(err.contains("max_steps must be 1..=1000000"), "{err}");
+    assert!(err.contains("max_steps: expected 1..=1000000"), "{err}");
     for key in ["during", "last"] {
         let err = refused(&root, "dqn-cartpole", &format!(r#"{{"eval": {{"{key}": 0}}}}"#), &[]);
         assert!(err.contains(&format!("eval.{key}: expected at least 1")), "{err}");

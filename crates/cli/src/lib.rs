@@ -29,6 +29,7 @@
 #![warn(missing_docs)]
 
 mod args;
+mod bars;
 mod error;
 mod front_end;
 mod plot;
@@ -38,6 +39,7 @@ mod signals;
 mod train;
 
 pub use args::TrainArgs;
+pub use bars::Bars;
 pub use error::{CliError, LOCK_FILE};
 pub use front_end::FrontEnd;
 pub use plot::{Series, learning_curves};

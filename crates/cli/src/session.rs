@@ -4,7 +4,7 @@
 use crate::error::CliError;
 use crate::front_end::FrontEnd;
 use minnow_dist::Collective;
-use minnow_train::{Cadence, Event, Observer, Run, Session, TaskError, Timing, View};
+use minnow_train::{Cadence, Event, Observer, Progress, Run, Session, TaskError, Timing, View};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -89,6 +89,10 @@ impl Session for CliSession {
         let Some(out) = &self.out else { return Ok(()) };
         let series: Vec<_> = series.iter().map(|&(title, points)| crate::plot::Series { title, points }).collect();
         Ok(crate::plot::learning_curves(&out.join(file), title, &series)?)
+    }
+
+    fn progress(&self) -> &dyn Progress {
+        &crate::Bars
     }
 }
 

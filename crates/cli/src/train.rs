@@ -76,6 +76,9 @@ fn train_task(
         let sweep = Sweep { seeds: parse_seeds(text)?, text: text.clone(), until_first: args.until_first };
         return task.sweep(&config, &sweep, world.as_ref()).map_err(failed);
     }
+    if distributed {
+        task.check_ranks(world.size()).map_err(failed)?;
+    }
     if world.size() > 1 {
         let identity = serde_json::json!({ "task": name, "resume": args.resume, "config": config.json });
         minnow_dist::agree(world.as_ref(), &identity.to_string(), minnow_train::describe_difference)?;

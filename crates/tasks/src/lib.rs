@@ -14,6 +14,9 @@
 //!   distances.
 //! - [`eval`]: the task evaluations (cube positions by true distance,
 //!   seeded 2048 games).
+//! - [`alphazero`], [`backgammon`]: the tasks `az-connect4`,
+//!   `az-backgammon` and `td-backgammon` with their final suites (Pons'
+//!   test positions; matches against pubeval scored in points).
 //!
 //! Above this crate, `xtask` presents the tasks; below it, `minnow-rl`
 //! names no environment.
@@ -39,7 +42,9 @@
 
 #![warn(missing_docs)]
 
+pub mod alphazero;
 pub mod alphazero_presets;
+pub mod backgammon;
 mod cartpole;
 mod cube;
 pub mod cube_solver;
@@ -47,10 +52,12 @@ pub mod digits;
 pub mod dqn;
 pub mod eval;
 mod game2048;
+pub mod game_runs;
 pub mod logic_ca;
 pub mod ntuple;
 pub mod presets;
 mod pretrain;
+pub mod rate;
 mod registry;
 mod wrap;
 
@@ -59,3 +66,8 @@ pub use cube::CubeDqn;
 pub use game2048::Game2048Dqn;
 pub use pretrain::pretrain_cube;
 pub use registry::{DEFAULT_TASK, registry};
+
+/// The unit tests that count allocations (a player after warm-up) need it.
+#[cfg(test)]
+#[global_allocator]
+static ALLOC: minnow_arena::CountingAlloc = minnow_arena::CountingAlloc;

@@ -1,5 +1,7 @@
 //! The shipped tasks, by name: what `cargo xtask train` offers.
 
+use crate::alphazero::AlphaZero;
+use crate::backgammon::TdBackgammon;
 use crate::cube_solver::CubeSolver;
 use crate::digits::Digits;
 use crate::dqn::DqnTask;
@@ -23,5 +25,8 @@ pub fn registry() -> Registry {
         .with(NTuple2048)
         .with(CubeSolver)
         .with(DqnTask::<CartPoleDqn>::new())
+        .with(AlphaZero::CONNECT4)
+        .with(AlphaZero::BACKGAMMON)
+        .with(TdBackgammon)
         .with_default(DEFAULT_TASK)
 }

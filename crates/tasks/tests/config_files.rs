@@ -111,6 +111,15 @@ fn an_unknown_key_is_named_by_its_path() {
     assert!(e.starts_with("unknown field `ca.heigth`"), "{e}");
 }
 
+/// A value error deep in a config is named by its path too.
+#[test]
+fn a_bad_value_is_named_by_its_path() {
+    let registry = minnow_tasks::registry();
+    let file = serde_json::json!({"mcts": {"inference": "bf17"}});
+    let e = registry.get("az-connect4").unwrap().configure(&file, None, None).unwrap_err().to_string();
+    assert!(e.starts_with(r#"mcts.inference: expected "f32" or "bf16", found "bf17""#), "{e}");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 

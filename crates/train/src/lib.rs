@@ -32,6 +32,7 @@ mod cpu;
 mod error;
 mod events;
 pub mod memory;
+pub mod progress;
 mod run;
 pub mod sinks;
 mod stop;
@@ -44,6 +45,7 @@ pub use checkpoint::{RunCheckpoint, RunCheckpointWriter, config_identity, descri
 pub use cpu::cpu_seconds;
 pub use error::{Result, TrainError};
 pub use events::{Event, Observer};
+pub use progress::{Progress, with_progress};
 pub use run::{Cadence, Metrics, Run, Timing, drive, resume, save};
 use stop::Driving;
 pub use stop::{request_stop, request_stop_held, stop_requested};

@@ -6,7 +6,7 @@
 //! own are entries of the same [`Registry`], trained by the same command
 //! line.
 
-use crate::{Cadence, Observer, Run, Timing};
+use crate::{Cadence, Observer, Progress, Run, Timing};
 use minnow_dist::Collective;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -50,6 +50,14 @@ pub trait Task: Sync {
     /// Refuses a config the run could not train, naming the key.
     fn check(&self, config: &Self::Config) -> Result<(), TaskError> {
         let _ = config;
+        Ok(())
+    }
+
+    /// Refuses to train distributed (`--distributed`) as `ranks`
+    /// processes when the task's way of training distributed cannot,
+    /// before anything is written.
+    fn check_ranks(&self, ranks: usize) -> Result<(), TaskError> {
+        let _ = ranks;
         Ok(())
     }
 
@@ -125,6 +133,12 @@ pub trait Session {
     /// Draws named series of (step, value) points side by side into the
     /// PNG `out/file`; nothing on a rank that does not write.
     fn plot(&self, file: &str, title: &str, series: &[(&str, &[(f64, f64)])]) -> Result<(), TaskError>;
+
+    /// Where long work after the drive (a final suite's matches) shows
+    /// its progress; nothing shown unless the front end draws it.
+    fn progress(&self) -> &dyn Progress {
+        &()
+    }
 }
 
 /// What the front end shows of a drive.
@@ -145,6 +159,8 @@ pub trait AnyTask: Sync {
     fn about(&self) -> &str;
     /// [`Task::distributed`].
     fn distributed(&self) -> Option<&str>;
+    /// [`Task::check_ranks`].
+    fn check_ranks(&self, ranks: usize) -> Result<(), TaskError>;
     /// The config from the preset, `overrides`, `--seed` and `--steps`,
     /// checked.
     fn configure(&self, overrides: &Value, seed: Option<u64>, steps: Option<u64>) -> Result<Configured, TaskError>;
@@ -177,6 +193,10 @@ impl<T: Task> AnyTask for T {
 
     fn distributed(&self) -> Option<&str> {
         Task::distributed(self)
+    }
+
+    fn check_ranks(&self, ranks: usize) -> Result<(), TaskError> {
+        Task::check_ranks(self, ranks)
     }
 
     fn configure(&self, overrides: &Value, seed: Option<u64>, steps: Option<u64>) -> Result<Configured, TaskError> {

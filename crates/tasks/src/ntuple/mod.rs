@@ -13,7 +13,6 @@ mod player;
 mod run;
 
 pub use config::{NTupleConfig, NTupleEvalConfig};
-pub use run::game_seed;
 
 use minnow_train::{Session, Task, TaskError, View};
 use run::{NTupleRun, TASK};

@@ -100,14 +100,9 @@ impl Player {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ntuple::game_seed;
-    use minnow_arena::{CountingAlloc, count_allocations};
+    use crate::game_runs::game_seed;
+    use minnow_arena::count_allocations;
     use std::time::Instant;
-
-    /// Counts this crate's unit tests' allocations, for the test that a
-    /// move allocates nothing.
-    #[global_allocator]
-    static ALLOC: CountingAlloc = CountingAlloc;
 
     /// Rows, columns and the nine 2x2 squares, each its own small table.
     fn small_config() -> NTupleConfig {

@@ -4,6 +4,7 @@
 
 use super::config::NTupleConfig;
 use super::player::Player;
+use crate::game_runs::{ends_line, game_seed};
 use minnow_envs::Game2048;
 use minnow_rl::RlError;
 use minnow_rl::ntuple::TdLearner;
@@ -14,11 +15,6 @@ use serde::{Deserialize, Serialize};
 pub(crate) const TASK: &str = "ntuple-2048";
 
 const WEIGHTS: &str = "ntuple.weights";
-
-/// Training game `k` of a run seeded `seed` starts from this seed.
-pub fn game_seed(seed: u64, k: u64) -> u64 {
-    seed.rotate_left(32) ^ k
-}
 
 /// Training statistics since the last metrics line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -65,7 +61,6 @@ pub(crate) struct NTupleRun {
     env: Game2048,
     pub(crate) games: u64,
     window: Window,
-    log_every: u64,
     /// Moves trained on by this process (a resumed run counts from 0).
     pub(crate) moves_trained: u64,
 }
@@ -81,7 +76,6 @@ impl NTupleRun {
             prototype,
             games: 0,
             window: Window::default(),
-            log_every: (config.games / 1000).max(1),
             moves_trained: 0,
             config,
         })
@@ -122,7 +116,7 @@ impl Run for NTupleRun {
         window.moves += self.env.moves();
         window.score += self.env.score();
         window.squared_error += squared;
-        if self.games.is_multiple_of(self.log_every) || self.games == self.config.games {
+        if ends_line(self.games, self.config.games) {
             let n = window.games as f64;
             // "loss": the mean squared TD error per move, which grows with
             // the values as the games get longer.

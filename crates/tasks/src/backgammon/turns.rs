@@ -1,6 +1,5 @@
 //! Backgammon as an afterstate game for TD(lambda) self-play
-//! (`minnow_rl::afterstate`), and the whole-turn player that picks a play
-//! with the learned network, alone (1-ply) or with a 2-ply search.
+//! (`minnow_rl::afterstate`).
 //!
 //! An afterstate is the game after a whole turn: the opponent about to
 //! roll, or the game over. A roll the mover cannot play is a turn with one
@@ -17,14 +16,13 @@
 //! losing a backgammon. Equity (points per game, no cube):
 //! `2 win - 1 + gammon + backgammon - gammon lost - backgammon lost`.
 
-use crate::pubeval_match::ChoosePlay;
-use minnow_envs::backgammon::{Play, Position, ROLL_PROBABILITIES, ROLLS, TurnPlays};
+use minnow_envs::backgammon::{Position, ROLL_PROBABILITIES, ROLLS, TurnPlays};
 use minnow_envs::{Backgammon, Game, Turn};
-use minnow_rl::Result;
-use minnow_rl::afterstate::{AfterstateGame, Searcher, ValueNet};
-use std::sync::Arc;
+use minnow_rl::afterstate::AfterstateGame;
 
+/// Inputs of the value network.
 pub const FEATURES: usize = 198;
+/// Its outputs: the outcome probabilities.
 pub const OUTPUTS: usize = 5;
 
 /// Backgammon's whole turns, with the buffers that enumerate them.
@@ -124,56 +122,10 @@ impl AfterstateGame for BackgammonTurns {
     }
 }
 
-/// The learned network choosing a play: the best afterstate (`keep` =
-/// 1), or the best of the `keep` best by a 2-ply search.
-#[derive(Debug)]
-pub struct TdChooser {
-    net: Arc<ValueNet>,
-    turns: BackgammonTurns,
-    searcher: Searcher<BackgammonTurns>,
-    candidates: Vec<Backgammon>,
-    keep: usize,
-}
-
-impl TdChooser {
-    pub fn new(net: Arc<ValueNet>, keep: usize) -> Self {
-        let searcher = Searcher::new(&net);
-        Self { net, turns: BackgammonTurns::default(), searcher, candidates: Vec::with_capacity(4096), keep }
-    }
-}
-
-impl ChoosePlay for TdChooser {
-    fn choose(&mut self, game: &Backgammon, plays: &[Play]) -> Result<usize> {
-        let (Turn::Player(mover), false) = (game.turn(), plays.is_empty()) else {
-            return Err(minnow_envs::EnvError::WrongTurn {
-                game: Backgammon::NAME,
-                expected: "a player with a legal play",
-                found: "none",
-            }
-            .into());
-        };
-        self.candidates.clear();
-        self.candidates.extend(plays.iter().map(|p| p.after));
-        Ok(if self.keep <= 1 {
-            self.searcher.one_ply(&self.turns, &self.net, mover, &self.candidates).0
-        } else {
-            self.searcher.two_ply(&mut self.turns, &self.net, mover, &self.candidates, self.keep)
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pubeval_match::WholeTurnPlayer;
     use minnow_envs::backgammon::{BackgammonConfig, POINTS};
-    use minnow_rl::afterstate::{TdLambda, TdLambdaConfig};
-    use minnow_rl::alphazero::play_from;
-    use rand::SeedableRng;
-
-    fn small_net(seed: u64) -> ValueNet {
-        ValueNet::new(FEATURES, 16, OUTPUTS, &mut rand_pcg::Pcg64Mcg::seed_from_u64(seed))
-    }
 
     #[test]
     fn the_start_encodes_both_sides_alike_and_equity_is_zero_sum() {
@@ -229,58 +181,5 @@ mod tests {
         turns.afterstates(&passed, &mut out);
         assert_eq!(out, vec![passed]);
         assert!(!turns.result(&passed, 0, &mut r));
-    }
-
-    #[test]
-    fn training_and_both_players_allocate_nothing_after_warm_up() {
-        let mut net = small_net(1);
-        let mut turns = BackgammonTurns::default();
-        let mut td = TdLambda::new(&net);
-        let config = TdLambdaConfig { lambda: 0.7, learning_rate: 0.1 };
-        for k in 0..3 {
-            td.train_game(&mut turns, &mut net, k, &config);
-        }
-        let (decisions, on_thread, _) = minnow_arena::count_allocations(|| {
-            (3..8).map(|k| td.train_game(&mut turns, &mut net, k, &config).decisions).sum::<u64>()
-        });
-        assert!(decisions > 100, "{decisions} decisions");
-        assert_eq!(on_thread.allocations, 0, "{} bytes over {decisions} decisions", on_thread.bytes);
-
-        let net = Arc::new(net);
-        let mut one = WholeTurnPlayer::new(TdChooser::new(net.clone(), 1));
-        let mut two = WholeTurnPlayer::new(TdChooser::new(net, 4));
-        let start = |seed| turns.start(seed);
-        for seed in 0..2 {
-            play_from::<Backgammon>([&mut one, &mut two], start(seed), seed, 3000).unwrap();
-        }
-        let (end, on_thread, _) = minnow_arena::count_allocations(|| {
-            play_from::<Backgammon>([&mut one, &mut two], start(5), 5, 3000).unwrap()
-        });
-        assert_eq!(end.turn(), Turn::Over);
-        // The one allocation is play_from's chance-outcome buffer.
-        assert_eq!(on_thread.allocations, 1, "{} bytes", on_thread.bytes);
-    }
-
-    #[test]
-    fn two_ply_takes_a_winning_play_and_agrees_with_one_ply_when_keeping_one() {
-        let mut points = [0; POINTS];
-        points[18] = 1;
-        points[23] = 1;
-        points[0] = -15;
-        let position = Position::new(points, [0, 0], [13, 0]).unwrap();
-        let game = Backgammon::from_position(BackgammonConfig::default(), position, 0, (6, 1)).unwrap();
-        let plays = TurnPlays::new().generate(&game).to_vec();
-        let net = Arc::new(small_net(2));
-        for keep in [1, 3, 50] {
-            let i = TdChooser::new(net.clone(), keep).choose(&game, &plays).unwrap();
-            assert_eq!(plays[i].after.turn(), Turn::Over, "keep {keep}");
-        }
-        let start = BackgammonTurns::default().start(4);
-        let plays = TurnPlays::new().generate(&start).to_vec();
-        let one = TdChooser::new(net.clone(), 1).choose(&start, &plays).unwrap();
-        let mut searcher = Searcher::<BackgammonTurns>::new(&net);
-        let candidates: Vec<_> = plays.iter().map(|p| p.after).collect();
-        let mut turns = BackgammonTurns::default();
-        assert_eq!(searcher.two_ply(&mut turns, &net, start.player(), &candidates, 1), one);
     }
 }

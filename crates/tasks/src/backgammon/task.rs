@@ -1,0 +1,78 @@
+//! `td-backgammon`: TD-Gammon's method as a task. One game after another
+//! on one core, so a run is the same from its seed on any machine; a
+//! short 1-ply match against pubeval every `eval.every` games; at the end
+//! the network alone and a 2-ply search against pubeval
+//! ([`td_suite`](crate::backgammon::td_suite)), written to `eval.json`.
+
+use crate::backgammon::td_run::TdRun;
+use crate::backgammon::{EVAL_SEED, FEATURES, OUTPUTS, TdBackgammonConfig, td_suite};
+use minnow_train::{Session, Task, TaskError, View};
+use std::time::Instant;
+
+/// The task's name.
+pub const TD_BACKGAMMON: &str = "td-backgammon";
+
+/// TD(lambda) self-play on backgammon's afterstates, judged against pubeval.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TdBackgammon;
+
+impl Task for TdBackgammon {
+    type Config = TdBackgammonConfig;
+
+    fn name(&self) -> &str {
+        TD_BACKGAMMON
+    }
+
+    fn about(&self) -> &str {
+        "TD(lambda) self-play on afterstates (TD-Gammon), backgammon, judged against pubeval"
+    }
+
+    fn defaults(&self) -> TdBackgammonConfig {
+        TdBackgammonConfig::default()
+    }
+
+    fn set_seed(&self, config: &mut TdBackgammonConfig, seed: u64) {
+        config.seed = seed;
+    }
+
+    fn set_steps(&self, config: &mut TdBackgammonConfig, games: u64) {
+        config.games = games;
+    }
+
+    fn check(&self, config: &TdBackgammonConfig) -> Result<(), TaskError> {
+        Ok(config.validate()?)
+    }
+
+    fn train(&self, config: &TdBackgammonConfig, session: &mut dyn Session) -> Result<(), TaskError> {
+        let mut run = TdRun::new(config.clone());
+        session.resume(&mut run)?;
+        if let Some(out) = session.out() {
+            println!(
+                "training {TD_BACKGAMMON} for {} games: {FEATURES}-{}-{OUTPUTS} network ({} parameters), lambda {}, step size {} -> {} -> {}",
+                config.games,
+                config.hidden,
+                run.net().params().len(),
+                config.td.lambda,
+                config.td.learning_rate,
+                config.learning_rate_end,
+                out.display()
+            );
+        }
+        let (started, start_games) = (Instant::now(), run.games());
+        let cadence = run.cadence();
+        let view = View { headline: "win_rate_vs_pubeval", show: &[], observer: &mut () };
+        let timing = session.drive(&mut run, cadence, view)?;
+        let (games, train_seconds) = (run.games() - start_games, timing.train_seconds);
+        println!(
+            "{TD_BACKGAMMON}: {games} games, {} decisions in {train_seconds:.1} s of training ({:.0} games/s; {:.1} s in all)",
+            run.decisions_trained,
+            games as f64 / train_seconds.max(1e-9),
+            started.elapsed().as_secs_f64()
+        );
+        let eval = &config.eval;
+        let report = td_suite(run.net(), eval.final_games, eval, EVAL_SEED ^ 1, session.progress())?;
+        print!("{}", report.table());
+        session.write_json("eval.json", &serde_json::to_value(&report)?)?;
+        Ok(())
+    }
+}
