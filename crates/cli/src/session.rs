@@ -78,9 +78,9 @@ impl Session for CliSession {
         }
     }
 
-    fn write_json(&self, file: &str, value: &serde_json::Value) -> Result<(), TaskError> {
+    fn write(&self, file: &str, contents: &[u8]) -> Result<(), TaskError> {
         match &self.out {
-            Some(out) => Ok(crate::run_dir::write_json(&out.join(file), value)?),
+            Some(out) => Ok(minnow_nn::write_atomically(&out.join(file), contents)?),
             None => Ok(()),
         }
     }

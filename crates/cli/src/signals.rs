@@ -4,20 +4,26 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Flushes subnormal floats to zero on this thread and on rayon's (they
-/// take a slow path on x86 and training never needs them; see
-/// `minnow_kernels::flush_denormals`), unless `MINNOW_KEEP_DENORMALS=1`.
-/// Call it first, before any parallel work.
+/// Builds rayon's pool with a main thread's stack on each worker (a
+/// one-process run trains on one of them) and flushes subnormal floats to
+/// zero on this thread and on the pool's (they take a slow path on x86 and
+/// training never needs them; see `minnow_kernels::flush_denormals`),
+/// unless `MINNOW_KEEP_DENORMALS=1`. Call it first, before any parallel
+/// work.
 pub fn setup() {
-    if std::env::var_os("MINNOW_KEEP_DENORMALS").is_none() {
+    let flush = std::env::var_os("MINNOW_KEEP_DENORMALS").is_none();
+    if flush {
         minnow_kernels::flush_denormals();
-        let pool = rayon::ThreadPoolBuilder::new().start_handler(|_| {
-            minnow_kernels::flush_denormals();
-        });
-        // A program that built the pool already keeps its own.
-        let _ = pool.build_global();
     }
+    let pool = rayon::ThreadPoolBuilder::new().stack_size(8 << 20).start_handler(move |_| {
+        if flush {
+            minnow_kernels::flush_denormals();
+        }
+    });
+    // A program that built the pool already keeps its own.
+    let _ = pool.build_global();
 }
+
 static RUN_RETURNED: AtomicBool = AtomicBool::new(false);
 
 /// Marks the run as over, its result decided: the process exits on its

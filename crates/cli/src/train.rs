@@ -30,6 +30,17 @@ pub fn train(args: &TrainArgs, registry: &Registry, root: &Path) -> Result<(), C
     if args.until_first && args.sweep_seeds.is_none() {
         return Err(CliError::Usage("--until-first stops a seed sweep: pass --sweep-seeds FIRST..LAST too".into()));
     }
+    if !args.distributed && !minnow_dist::launched_by_mpi() {
+        // The whole run on a worker of rayon's pool: the splits a step
+        // makes (matrix products, optimiser bands) then queue on that
+        // worker, which allocates nothing, where a thread outside the pool
+        // hands each one to the pool's shared queue.
+        return rayon::scope(|_| {
+            let result = train_task(task, args, registry, root, &(Rc::new(minnow_dist::Solo) as Rc<dyn Collective>));
+            crate::signals::run_returned();
+            result
+        });
+    }
     let world = minnow_dist::world(args.distributed)?;
     let result = train_task(task, args, registry, root, &world);
     crate::signals::run_returned();

@@ -126,9 +126,10 @@ pub trait Session {
     /// the metrics like one during it.
     fn record(&mut self, step: u64, metrics: &[(&'static str, f64)]);
 
-    /// Writes `value` as `out/file` (pretty JSON, atomically); nothing on
-    /// a rank that does not write.
-    fn write_json(&self, file: &str, value: &Value) -> Result<(), TaskError>;
+    /// Writes `contents` as `out/file`, atomically (a kill leaves the old
+    /// file or the new one); nothing on a rank that does not write. For
+    /// JSON, [`write_json`].
+    fn write(&self, file: &str, contents: &[u8]) -> Result<(), TaskError>;
 
     /// Draws named series of (step, value) points side by side into the
     /// PNG `out/file`; nothing on a rank that does not write.
@@ -139,6 +140,12 @@ pub trait Session {
     fn progress(&self) -> &dyn Progress {
         &()
     }
+}
+
+/// Writes `value` as pretty JSON into the session's `out/file`, its
+/// fields in their declared order.
+pub fn write_json(session: &dyn Session, file: &str, value: &impl Serialize) -> Result<(), TaskError> {
+    session.write(file, serde_json::to_string_pretty(value)?.as_bytes())
 }
 
 /// What the front end shows of a drive.

@@ -228,7 +228,7 @@ fn train<G: Game + Default + Send + Sync>(
         "final_eval": e.json,
         "elo": elo,
     });
-    session.write_json("summary.json", &summary)?;
+    minnow_train::write_json(session, "summary.json", &summary)?;
     Ok(())
 }
 

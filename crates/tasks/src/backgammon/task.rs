@@ -72,7 +72,7 @@ impl Task for TdBackgammon {
         let eval = &config.eval;
         let report = td_suite(run.net(), eval.final_games, eval, EVAL_SEED ^ 1, session.progress())?;
         print!("{}", report.table());
-        session.write_json("eval.json", &serde_json::to_value(&report)?)?;
+        minnow_train::write_json(session, "eval.json", &report)?;
         Ok(())
     }
 }

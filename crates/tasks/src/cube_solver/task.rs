@@ -81,7 +81,7 @@ impl Task for CubeSolver {
             "greedy_within_2d": greedy.iter().map(|r| r.within_2d).collect::<Vec<_>>(),
             "value_mae": errors.iter().map(|e| e.1).collect::<Vec<_>>(),
         });
-        session.write_json("eval.json", &summary)?;
+        minnow_train::write_json(session, "eval.json", &summary)?;
         if let Some(out) = session.out() {
             println!("`cargo xtask solve cube --evaluate 1000 --checkpoint {}` runs the solver", out.display());
         }

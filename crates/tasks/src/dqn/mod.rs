@@ -95,7 +95,6 @@ impl<E: DqnTaskEnv> Task for DqnTask<E> {
             log_every: (config.dqn.env_steps / 2000).max(config.dqn.num_envs as u64),
             identity: minnow_train::config_identity(config, &FREE_ON_RESUME),
             evaluates: session.out().is_some(),
-            pooled: shards.is_none() && config.dqn.threads > 1,
             run: learner,
             env,
             eval: config.eval,
@@ -105,7 +104,7 @@ impl<E: DqnTaskEnv> Task for DqnTask<E> {
         if let Some(pretrain) = E::PRETRAIN.filter(|_| config.pretrain_steps > 0 && !session.resuming()) {
             let t = Instant::now();
             let (steps, seed) = (config.pretrain_steps, config.dqn.seed);
-            let loss = run.on_pool(|run, _| pretrain(run.learner_mut(), &config.env, steps, seed))?;
+            let loss = pretrain(run.run.learner_mut(), &config.env, steps, seed)?;
             if session.out().is_some() {
                 println!(
                     "pretrained on oracle values: {steps} steps in {:.1} s, final loss {loss:.4}",
@@ -147,7 +146,7 @@ impl<E: DqnTaskEnv> Task for DqnTask<E> {
         );
         let t = Instant::now();
         let (count, seed) = (config.eval.last, config.eval.seed);
-        let (metrics, table) = run.on_pool(|run, env| E::evaluate(run.learner_mut(), env, count, seed))?;
+        let (metrics, table) = E::evaluate(run.run.learner_mut(), &run.env, count, seed)?;
         let views = if config.dqn.symmetric_eval {
             format!(
                 "; values averaged over {} symmetric views (one view: --resume with a --config of \
@@ -160,6 +159,6 @@ impl<E: DqnTaskEnv> Task for DqnTask<E> {
         println!("final greedy evaluation ({:.1} s{views}):\n{table}", t.elapsed().as_secs_f64());
         let summary: serde_json::Map<String, serde_json::Value> =
             metrics.iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect();
-        session.write_json("eval.json", &summary.into())
+        minnow_train::write_json(session, "eval.json", &summary)
     }
 }

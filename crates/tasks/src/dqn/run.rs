@@ -20,23 +20,6 @@ pub(crate) struct DqnTaskRun<E: DqnTaskEnv> {
     pub(crate) evaluates: bool,
     /// This rank's part when the run is one of several (data-parallel).
     pub(crate) shards: Option<Shards>,
-    /// Whether the learner's work runs on a worker of rayon's pool (see
-    /// [`on_pool`](Self::on_pool)).
-    pub(crate) pooled: bool,
-}
-
-impl<E: DqnTaskEnv> DqnTaskRun<E> {
-    /// Runs `work` on the learner's run and the evaluations' environment,
-    /// on a worker of rayon's pool when the learner splits its matrix
-    /// products over threads (`DqnConfig::threads`) and this process is the
-    /// whole run: there the splits queue locally, which allocates nothing,
-    /// where a thread outside the pool would hand each one to the pool's
-    /// shared queue. A rank of several stays on the thread that
-    /// initialised MPI.
-    pub(crate) fn on_pool<R: Send>(&mut self, work: impl FnOnce(&mut DqnRun<E>, &E) -> R + Send) -> R {
-        let (run, env) = (&mut self.run, &self.env);
-        if self.pooled { rayon::scope(|_| work(run, env)) } else { work(run, env) }
-    }
 }
 
 impl<E: DqnTaskEnv> Run for DqnTaskRun<E> {
@@ -60,7 +43,7 @@ impl<E: DqnTaskEnv> Run for DqnTaskRun<E> {
         let before = self.run.env_steps();
         match self.shards.as_mut() {
             Some(shards) => self.run.step_sharded(shards),
-            None => self.on_pool(|run, _| run.step()),
+            None => self.run.step(),
         }
         .map_err(TrainError::task)?;
         if before / self.log_every != self.run.env_steps() / self.log_every {
@@ -93,8 +76,7 @@ impl<E: DqnTaskEnv> Run for DqnTaskRun<E> {
             return Ok(());
         }
         let (during, seed) = (self.eval.during, self.eval.seed);
-        let (results, _) =
-            self.on_pool(|run, env| E::evaluate(run.learner_mut(), env, during, seed)).map_err(TrainError::task)?;
+        let (results, _) = E::evaluate(self.run.learner_mut(), &self.env, during, seed).map_err(TrainError::task)?;
         metrics.extend(results);
         Ok(())
     }

@@ -98,9 +98,9 @@ impl Task for LogicCa {
             None => "member 0's final circuit (no step reached 100%)".to_string(),
         };
         let pruned = HardProgram::new(model.circuit(), &ops, config.ca.boundary, Prune::Channel0);
-        minnow_nn::write_atomically(&out.join("circuit.txt"), pruned.to_text().as_bytes())?;
-        minnow_nn::write_atomically(&out.join("circuit.v"), pruned.to_verilog("logic_ca_cell").as_bytes())?;
-        minnow_nn::write_atomically(&out.join("circuit.c"), pruned.to_c("logic_ca").as_bytes())?;
+        session.write("circuit.txt", pruned.to_text().as_bytes())?;
+        session.write("circuit.v", pruned.to_verilog("logic_ca_cell").as_bytes())?;
+        session.write("circuit.c", pruned.to_c("logic_ca").as_bytes())?;
         println!(
             "logic-ca: {steps} steps per member in {:.1} s this session; hard accuracy first 100% at {}; kept \
              {kept_text}: {} active gates, {} after pruning",

@@ -82,6 +82,6 @@ impl Task for NTuple2048 {
         let t = Instant::now();
         let r = run.player.evaluate(&run.prototype, config.eval.last, config.eval.seed)?;
         println!("final greedy evaluation, one view ({:.1} s):\n{r}", t.elapsed().as_secs_f64());
-        session.write_json("eval.json", &serde_json::to_value(&r)?)
+        minnow_train::write_json(session, "eval.json", &r)
     }
 }
