@@ -22,7 +22,8 @@
 //! | [`train`] | `minnow-train` | the `Run` trait and its driver: cadence, resume, metrics |
 //! | [`envs`] | `minnow-envs` (feature `rl`) | `Env` and `Game`, the shipped environments and games |
 //! | [`rl`] | `minnow-rl` (feature `rl`) | replay, DQN, MCTS, AlphaZero self-play, n-tuple and TD agents |
-//! | `tasks` | `minnow-tasks` (feature `tasks`) | the shipped environments' DQN adapters and presets |
+//! | `tasks` | `minnow-tasks` (feature `tasks`) | the shipped tasks: their registry, presets and evaluations |
+//! | `cli` | `minnow-cli` (feature `cli`) | the command line of a task registry, for a program's own tasks |
 //! | [`logic`] | `minnow-logic` (feature `logic`) | soft logic-gate cellular automata, hard circuits |
 //! | `dist` | `minnow-dist` (feature `mpi`) | training across MPI processes |
 //! | [`kernels`], [`tensor`], [`arena`] | | SIMD kernels, shapes, aligned memory |
@@ -32,6 +33,8 @@ mod error;
 pub use error::{Error, Result};
 pub use minnow_arena as arena;
 pub use minnow_autodiff as autodiff;
+#[cfg(feature = "cli")]
+pub use minnow_cli as cli;
 pub use minnow_config as config;
 #[cfg(feature = "mpi")]
 pub use minnow_dist as dist;

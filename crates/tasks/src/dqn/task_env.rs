@@ -5,7 +5,7 @@
 use super::{DqnEvalConfig, DqnTaskConfig};
 use crate::eval::{evaluate_2048, evaluate_cube};
 use crate::{CartPoleDqn, CubeDqn, Game2048Dqn, presets, pretrain_cube};
-use minnow_envs::{CartPole, CartPoleConfig, Cube2, Cube2Config, Env, EnvError, Game2048, Game2048Config};
+use minnow_envs::{CartPole, CartPoleConfig, Cube2, Cube2Config, EnvError, Game2048, Game2048Config};
 use minnow_rl::dqn::eval::play_greedy;
 use minnow_rl::dqn::{DqnEnv, DqnLearner};
 use minnow_train::Metrics;
@@ -26,7 +26,7 @@ pub trait DqnTaskEnv: DqnEnv + Clone + Send + Sync + Sized + 'static {
     /// One line on what it trains and to what target.
     const ABOUT: &'static str;
     /// The metric plotted beside the loss.
-    const HEADLINE: &'static str;
+    const HEADLINE: &'static str = "mean_return_last_100";
     /// Supervised pretraining from an oracle, where the task has one.
     const PRETRAIN: Option<Pretrain<Self::EnvConfig>> = None;
 
@@ -36,8 +36,21 @@ pub trait DqnTaskEnv: DqnEnv + Clone + Send + Sync + Sized + 'static {
     /// The environment `config` describes.
     fn build(config: &Self::EnvConfig) -> Result<Self, EnvError>;
 
-    /// Evaluation metrics (the headline first) and a table to print.
-    fn evaluate(learner: &mut DqnLearner, env: &Self, count: usize, seed: u64) -> minnow_rl::Result<(Metrics, String)>;
+    /// Evaluation metrics (the headline first) and a table to print: by
+    /// default the greedy policy's mean return over `count` episodes, the
+    /// environment reset with seeds `seed`, `seed + 1`, ...
+    fn evaluate(learner: &mut DqnLearner, env: &Self, count: usize, seed: u64) -> minnow_rl::Result<(Metrics, String)> {
+        let mut envs: Vec<Self> = (0..count as u64)
+            .map(|k| {
+                let mut e = env.clone();
+                e.reset(seed + k);
+                e
+            })
+            .collect();
+        let outcomes = play_greedy(learner, &mut envs, usize::MAX)?;
+        let mean = outcomes.iter().map(|o| o.ret as f64).sum::<f64>() / count.max(1) as f64;
+        Ok((vec![("greedy_return", mean)], format!("greedy return over {count} episodes: {mean:.1}\n")))
+    }
 }
 
 impl DqnTaskEnv for CubeDqn {
@@ -119,7 +132,6 @@ impl DqnTaskEnv for CartPoleDqn {
     type EnvConfig = CartPoleConfig;
     const TASK: &'static str = "dqn-cartpole";
     const ABOUT: &'static str = "DQN on CartPole-v1, target mean return >= 475 within 100k steps";
-    const HEADLINE: &'static str = "mean_return_last_100";
 
     fn defaults() -> DqnTaskConfig<CartPoleConfig> {
         DqnTaskConfig {
@@ -132,18 +144,5 @@ impl DqnTaskEnv for CartPoleDqn {
 
     fn build(config: &CartPoleConfig) -> Result<Self, EnvError> {
         CartPole::new(*config).map(CartPoleDqn)
-    }
-
-    fn evaluate(learner: &mut DqnLearner, env: &Self, count: usize, seed: u64) -> minnow_rl::Result<(Metrics, String)> {
-        let mut envs: Vec<CartPoleDqn> = (0..count as u64)
-            .map(|k| {
-                let mut e = env.clone();
-                e.reset(seed + k);
-                e
-            })
-            .collect();
-        let outcomes = play_greedy(learner, &mut envs, usize::MAX)?;
-        let mean = outcomes.iter().map(|o| o.ret as f64).sum::<f64>() / count.max(1) as f64;
-        Ok((vec![("greedy_return", mean)], format!("greedy return over {count} episodes: {mean:.1}\n")))
     }
 }
