@@ -82,18 +82,6 @@ impl XtaskError {
             _ => false,
         }
     }
-
-    /// The error and each of its sources, joined by ": ".
-    pub fn chain(&self) -> String {
-        let mut text = self.to_string();
-        let mut source = std::error::Error::source(self);
-        while let Some(e) = source {
-            text.push_str(": ");
-            text.push_str(&e.to_string());
-            source = e.source();
-        }
-        text
-    }
 }
 
 impl From<String> for XtaskError {
@@ -106,7 +94,7 @@ impl From<String> for XtaskError {
 /// helpers that return [`XtaskError`] with `?`.
 impl From<XtaskError> for String {
     fn from(e: XtaskError) -> Self {
-        e.chain()
+        minnow_cli::chain(&e)
     }
 }
 
@@ -124,6 +112,6 @@ mod tests {
         }
         let e = build().unwrap_err();
         assert!(matches!(e, XtaskError::Nn(minnow_nn::NnError::Config { .. })), "{e:?}");
-        assert_eq!(e.chain(), "invalid configuration: fc: Linear needs inputs and outputs > 0, found 0x1");
+        assert_eq!(minnow_cli::chain(&e), "invalid configuration: fc: Linear needs inputs and outputs > 0, found 0x1");
     }
 }

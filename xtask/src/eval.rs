@@ -19,24 +19,15 @@ use minnow_rl::alphazero::AzAgent;
 use minnow_rl::mcts::Inference;
 use minnow_tasks::alphazero::{EVAL_SEED, PUBEVAL_GAMES, backgammon_suite, check_final_games, connect4_suite};
 use minnow_tasks::backgammon::{self, TD_BACKGAMMON, td_suite};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct EvalArgs {
     /// The task whose agent is evaluated: az-connect4, az-backgammon or td-backgammon.
     task: String,
-    /// The run directory (or its checkpoint.safetensors file); default: the
-    /// task's shipped agent in agents/TASK.
-    #[arg(long)]
-    checkpoint: Option<PathBuf>,
-    /// MCTS simulations per move (default: the run's eval.simulations).
-    #[arg(long)]
-    simulations: Option<u32>,
-    /// td-backgammon: plays the 2-ply search looks past (default: the
-    /// run's eval.candidates).
-    #[arg(long)]
-    candidates: Option<u32>,
+    #[command(flatten)]
+    agent: crate::agent_args::AgentArgs,
     /// Games per match (default: the run's eval.final_games for connect
     /// four; 5000 for each backgammon match with pubeval, while MCTS
     /// against random plays the run's eval.final_games).
@@ -50,12 +41,9 @@ pub struct EvalArgs {
 }
 
 pub fn run(args: EvalArgs) -> Result<(), String> {
-    let path = crate::agents::checkpoint_or_shipped(args.checkpoint.as_deref(), &args.task)?;
+    let path = args.agent.checkpoint(&args.task)?;
     if !path.exists() {
         return Err(format!("--checkpoint: no checkpoint at {}", path.display()));
-    }
-    if args.simulations == Some(0) {
-        return Err("--simulations: expected at least 1, found 0".into());
     }
     if args.games == Some(0) {
         return Err("--games: expected at least 1, found 0".into());
@@ -66,25 +54,22 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
             let agent = load::<ConnectFour>(&path, args.inference)?;
             println!("{}: az-connect4 agent after {} iterations", path.display(), agent.iteration);
             let games = args.games.unwrap_or(agent.config.eval.final_games);
-            let report =
-                connect4_suite(&agent, args.simulations, games, EVAL_SEED ^ 1, &Bars).map_err(|e| e.to_string())?;
+            let report = connect4_suite(&agent, args.agent.simulations, games, EVAL_SEED ^ 1, &Bars)
+                .map_err(|e| e.to_string())?;
             print!("{}", report.table());
         }
         "az-backgammon" => {
             let agent = load::<Backgammon>(&path, args.inference)?;
             println!("{}: az-backgammon agent after {} iterations", path.display(), agent.iteration);
             let games = args.games.unwrap_or(PUBEVAL_GAMES);
-            let report =
-                backgammon_suite(&agent, args.simulations, games, EVAL_SEED ^ 1, &Bars).map_err(|e| e.to_string())?;
+            let report = backgammon_suite(&agent, args.agent.simulations, games, EVAL_SEED ^ 1, &Bars)
+                .map_err(|e| e.to_string())?;
             print!("{}", report.table());
         }
         TD_BACKGAMMON => {
-            if args.candidates == Some(0) {
-                return Err("--candidates: expected at least 1, found 0".into());
-            }
             let saved = backgammon::load(&path).map_err(|e| e.to_string())?;
             let mut eval = saved.config.eval;
-            if let Some(c) = args.candidates {
+            if let Some(c) = args.agent.candidates {
                 eval.candidates = c as usize;
             }
             println!("{}: {TD_BACKGAMMON} network after {} games", path.display(), saved.games);

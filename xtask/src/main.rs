@@ -1,5 +1,6 @@
 //! `cargo xtask`: minnow's command line (train, bench, profile, eval, play, solve).
 
+mod agent_args;
 mod agents;
 mod bench;
 mod error;
@@ -61,15 +62,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.is_stop() => {
-            eprintln!("{}", e.chain());
-            // What a shell reports for a process ended by Ctrl-C.
-            ExitCode::from(130)
-        }
-        Err(e) => {
-            eprintln!("error: {}", e.chain());
-            ExitCode::FAILURE
-        }
+        Err(e) => minnow_cli::exit_on_error(&e, e.is_stop()),
     }
 }
 

@@ -12,23 +12,13 @@ use minnow_envs::{ConnectFour, Game, TicTacToe, Turn};
 use minnow_rl::alphazero::{AzAgent, Player, PolicyPlayer, net_player};
 use minnow_rl::mcts::NetEvaluator;
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
 
 #[derive(Args, Debug)]
 pub struct PlayArgs {
     /// The game: connect4, tictactoe or backgammon.
     game: String,
-    /// The run directory (or its checkpoint.safetensors file); default: the
-    /// shipped agent (agents/az-connect4, agents/td-backgammon).
-    #[arg(long)]
-    checkpoint: Option<PathBuf>,
-    /// The agent's MCTS simulations per move (default: the run's eval.simulations).
-    #[arg(long)]
-    simulations: Option<u32>,
-    /// Backgammon: the plays the agent's 2-ply search looks past (default:
-    /// the run's eval.candidates; 1 plays the network alone).
-    #[arg(long)]
-    candidates: Option<u32>,
+    #[command(flatten)]
+    agent: crate::agent_args::AgentArgs,
     /// Let the agent open (connect four, tic-tac-toe; in backgammon the
     /// opening roll decides).
     #[arg(long)]
@@ -107,13 +97,7 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
         "backgammon" => "td-backgammon",
         game => &format!("az-{game}"),
     };
-    let path = crate::agents::checkpoint_or_shipped(args.checkpoint.as_deref(), task)?;
-    if args.simulations == Some(0) {
-        return Err("--simulations: expected at least 1, found 0".into());
-    }
-    if args.candidates == Some(0) {
-        return Err("--candidates: expected at least 1, found 0".into());
-    }
+    let path = args.agent.checkpoint(task)?;
     let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
     let (mut input, mut out) = (stdin.lock(), stdout.lock());
     match args.game.as_str() {
@@ -131,7 +115,7 @@ fn play<G: Board>(
     out: &mut dyn Write,
 ) -> Result<(), String> {
     let agent = AzAgent::load::<G>(path).map_err(|e| format!("--checkpoint: {e}"))?;
-    let sims = args.simulations.unwrap_or(agent.config.eval.simulations);
+    let sims = args.agent.simulations.unwrap_or(agent.config.eval.simulations);
     match &args.analyse {
         Some(text) => {
             let game = G::from_digits(text).map_err(|e| format!("--analyse '{text}': {e}"))?;
@@ -147,7 +131,7 @@ fn backgammon(
     input: &mut dyn BufRead,
     out: &mut dyn Write,
 ) -> Result<(), String> {
-    let mut agent = TdAgent::load(path, args.candidates)?;
+    let mut agent = TdAgent::load(path, args.agent.candidates)?;
     if let Some(text) = &args.analyse {
         return analyse_position(&mut agent, text, out);
     }

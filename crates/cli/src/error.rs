@@ -85,19 +85,15 @@ impl CliError {
 
     /// The error and each of its sources, joined by ": ".
     pub fn chain(&self) -> String {
-        let mut text = self.to_string();
-        let mut source = std::error::Error::source(self);
-        while let Some(e) = source {
-            text.push_str(": ");
-            text.push_str(&e.to_string());
-            source = e.source();
-        }
-        text
+        chain(self)
     }
 
     /// Whether the run was stopped on request (Ctrl-C, SIGUSR1) after
     /// writing its checkpoint, rather than failing.
     pub fn is_stop(&self) -> bool {
+        if let CliError::Train(minnow_train::TrainError::Stopped { .. }) = self {
+            return true;
+        }
         let mut source: Option<&(dyn std::error::Error + 'static)> = Some(self);
         while let Some(e) = source {
             if let Some(minnow_train::TrainError::Stopped { .. }) = e.downcast_ref() {
@@ -106,5 +102,30 @@ impl CliError {
             source = e.source();
         }
         false
+    }
+}
+
+/// `error` and each of its sources, joined by ": ".
+pub fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        source = e.source();
+    }
+    text
+}
+
+/// Prints a command's error with its causes and returns the exit code: 130
+/// for a run `stopped` with its checkpoint (what a shell reports for
+/// Ctrl-C), else failure.
+pub fn exit_on_error(error: &dyn std::error::Error, stopped: bool) -> std::process::ExitCode {
+    if stopped {
+        eprintln!("{}", chain(error));
+        std::process::ExitCode::from(130)
+    } else {
+        eprintln!("error: {}", chain(error));
+        std::process::ExitCode::FAILURE
     }
 }

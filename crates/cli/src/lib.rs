@@ -40,7 +40,7 @@ mod train;
 
 pub use args::TrainArgs;
 pub use bars::Bars;
-pub use error::{CliError, LOCK_FILE};
+pub use error::{CliError, LOCK_FILE, chain, exit_on_error};
 pub use front_end::FrontEnd;
 pub use plot::{Series, learning_curves};
 pub use run_dir::{open_run_dir, read_overrides, run_paths, write_json, write_text};
@@ -79,14 +79,6 @@ pub fn main(registry: Registry) -> ExitCode {
 pub fn exit_code(result: Result<(), CliError>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) if e.is_stop() => {
-            eprintln!("{}", e.chain());
-            // What a shell reports for a process ended by Ctrl-C.
-            ExitCode::from(130)
-        }
-        Err(e) => {
-            eprintln!("error: {}", e.chain());
-            ExitCode::FAILURE
-        }
+        Err(e) => exit_on_error(&e, e.is_stop()),
     }
 }
