@@ -120,16 +120,14 @@ fn a_bad_value_is_named_by_its_path() {
     assert!(e.starts_with(r#"mcts.inference: expected "f32" or "bf16", found "bf17""#), "{e}");
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
-
-    #[test]
-    fn a_digits_config_file_is_read_whole_or_refused(file in overrides(paths_of("digits-mlp"))) {
-        check("digits-mlp", &file)?;
-    }
-
-    #[test]
-    fn a_logic_config_file_is_read_whole_or_refused(file in overrides(paths_of("logic-ca"))) {
-        check("logic-ca", &file)?;
+/// Every shipped task, 64 files each.
+#[test]
+fn every_task_reads_a_config_file_whole_or_refuses_it() {
+    for task in minnow_tasks::registry().iter() {
+        let name = task.name();
+        let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(64));
+        if let Err(e) = runner.run(&overrides(paths_of(name)), |file| check(name, &file)) {
+            panic!("{name}: {e}");
+        }
     }
 }
