@@ -65,14 +65,14 @@ pub struct CheckerboardConfig {
     pub hard_mix: f32,
     /// Members trained side by side, each with its own wiring, initial
     /// state of the data and noise (member 0 is `seed` itself): the run
-    /// keeps the best circuit any of them finds ([`Population`]).
+    /// keeps the best circuit any of them finds ([`Population`](crate::Population)).
     pub population: usize,
     /// The run stops once its kept circuit scores at least this on the
     /// held-out check ([`selection_score`](crate::selection_score)); above 1 it never stops early.
     pub stop_score: f64,
     /// Every member whose circuit has not ended the run after this many
     /// training steps starts afresh with the next member seed
-    /// ([`Population`]); 0 never restarts. A member
+    /// ([`Population`](crate::Population)); 0 never restarts. A member
     /// stuck on a plateau, or on a circuit that fails the held-out check,
     /// rarely leaves it, while a fresh one often finds a clean circuit
     /// within 200 steps.
@@ -80,9 +80,9 @@ pub struct CheckerboardConfig {
     /// Probability that a cell updates in a step (the `Async` variant).
     pub fire_rate: f32,
     /// The discrete repair of the hard circuit during training
-    /// ([`Repair`]).
+    /// ([`Repair`](crate::repair::Repair)).
     pub repair: RepairConfig,
-    /// Seeds the wiring and, through [`DATA_STREAM`], the grids.
+    /// Seeds the wiring and, through [`DATA_STREAM`](crate::DATA_STREAM), the grids.
     pub seed: u64,
     /// Worker threads; the batch is split between them in fixed chunks.
     pub threads: usize,
@@ -95,7 +95,7 @@ pub struct CheckerboardConfig {
     pub checkpoint_every: usize,
 }
 
-/// When and how hard a member's circuit is repaired ([`Repair`]): after
+/// When and how hard a member's circuit is repaired ([`Repair`](crate::repair::Repair)): after
 /// every `every`-th training step whose batch the hard circuit got at
 /// least `from` right, a search of up to `evaluations` candidate circuits
 /// scored on `grids` fixed random grids; once the circuit gets those

@@ -121,7 +121,7 @@ pub use hard::{BitGrid, HardProgram, HardScratch, Prune};
 pub use layer::{Gate, GateLayer};
 pub use pattern::{checkerboard, hard_checkerboard_accuracy};
 pub use population::{Kept, Population, selection_score};
-pub use repair_sets::{damaged_repair_set, repair_set};
+pub use repair_sets::{DAMAGED_STREAM, REPAIR_STREAM, damaged_repair_set, repair_set};
 pub use rollout::{Rollout, SoftRollout};
 pub use run::LogicCaRun;
 pub use train::{Trained, train_checkerboard};

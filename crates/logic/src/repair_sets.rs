@@ -62,7 +62,7 @@ pub fn repair_set(config: &CheckerboardConfig) -> RepairSet {
 /// grids of the damage check's size ([`RobustnessConfig`]'s default), run
 /// for its steps with its centre square zeroed for its first steps, each
 /// with the checkerboard as target; drawn from the member's seed on a
-/// stream of their own ([`DAMAGED_STREAM`]).
+/// stream of their own ([`DAMAGED_STREAM`](crate::DAMAGED_STREAM)).
 pub fn damaged_repair_set(config: &CheckerboardConfig) -> RepairSet {
     let check = RobustnessConfig::default();
     let (side, channels) = (check.side, config.ca.channels);

@@ -125,7 +125,7 @@ impl PatternTrainer {
     }
 
     /// Repairs the member's argmax circuit ([`Repair`]) if one is due
-    /// after the step just taken (see [`RepairConfig`]) and writes the
+    /// after the step just taken (see [`RepairConfig`](crate::RepairConfig)) and writes the
     /// repaired ops into the logits. Allocates nothing.
     pub fn repair_if_due(&mut self) -> Option<RepairOutcome> {
         let every = self.config.repair.every;
