@@ -10,7 +10,7 @@
 use super::StepResult;
 use super::filled;
 use crate::{Work, Workload};
-use minnow_nn::{Params, PolicyValueInference, PolicyValueNet, PolicyValueNetConfig, Tape};
+use minnow_nn::{Forward, Params, PolicyValueInference, PolicyValueNet, PolicyValueNetConfig, Tape};
 use rand::SeedableRng;
 
 /// The network: 198 inputs, 4 residual blocks of width 140, 676 policy logits.

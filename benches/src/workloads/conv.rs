@@ -6,7 +6,7 @@
 use super::StepResult;
 use super::filled;
 use crate::{Work, Workload};
-use minnow_nn::{DigitsCnn, DigitsCnnConfig, Params, Tape};
+use minnow_nn::{DigitsCnn, DigitsCnnConfig, Forward, Params, Tape};
 use minnow_optim::{Adam, AdamConfig, Optimizer};
 use rand::SeedableRng;
 

@@ -8,7 +8,7 @@ use super::StepResult;
 use super::filled;
 use crate::{Work, Workload};
 use minnow_kernels::row_max_argmax;
-use minnow_nn::{Mlp, MlpConfig, Params, Tape};
+use minnow_nn::{Forward, Mlp, MlpConfig, Params, Tape};
 use minnow_optim::{Adam, AdamConfig, Optimizer};
 use rand::SeedableRng;
 

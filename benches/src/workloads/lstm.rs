@@ -4,7 +4,7 @@
 
 use super::{StepResult, filled};
 use crate::{Work, Workload};
-use minnow_nn::{DIGIT_CLASSES, DIGIT_COLS, DIGIT_ROWS, DigitsLstm, DigitsLstmConfig, Params, Tape};
+use minnow_nn::{DIGIT_CLASSES, DIGIT_COLS, DIGIT_ROWS, DigitsLstm, DigitsLstmConfig, Forward, Params, Tape};
 use minnow_optim::{Adam, AdamConfig, Optimizer};
 use rand::SeedableRng;
 

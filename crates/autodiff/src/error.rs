@@ -38,8 +38,8 @@ pub enum Error {
         /// The node's shape.
         shape: Shape,
     },
-    /// Two parameters added under one name.
-    #[error("a parameter named '{name}' already exists")]
+    /// Two parameters or buffers added under one name.
+    #[error("a parameter or buffer named '{name}' already exists")]
     DuplicateParam {
         /// The name.
         name: String,

@@ -31,9 +31,11 @@ impl GradCheck {
 /// Compares `d loss / d p` from the tape with (L(p + h) - L(p - h)) / 2h for
 /// up to `max_per_param` evenly spread elements of every parameter.
 /// `loss` builds the graph from the parameters and returns the scalar loss;
-/// it must be deterministic. The loss is computed in f32, so with h = 1e-3
-/// and a loss of order 1 the numeric side carries noise of about 1e-4:
-/// choose `atol` above that.
+/// it must be deterministic (a graph it seeds with [`Graph::set_seed`]
+/// draws the same masks each time), and runs on training graphs on both
+/// sides. The loss is computed in f32, so with h = 1e-3 and a loss of
+/// order 1 the numeric side carries noise of about 1e-4: choose `atol`
+/// above that.
 pub fn check_gradients(
     params: &mut Params,
     h: f32,
@@ -50,8 +52,10 @@ pub fn check_gradients(
         g.backward(l)?;
     }
     let analytic_all = params.grads().to_vec();
-    let mut eval = |params: &Params| -> Result<f64> {
-        let mut g = tape.inference(params);
+    // Training graphs on both sides: the mode a layer reads from its graph
+    // (dropout, batch statistics) must be the one differentiated.
+    let mut eval = |params: &mut Params| -> Result<f64> {
+        let mut g = tape.graph(params);
         let l = loss(&mut g)?;
         Ok(g.scalar(l) as f64)
     };

@@ -15,6 +15,11 @@
 //! Parameters persist in [`Params`]; everything else lives in the tape's
 //! arena until the next step clears it, so a warmed-up step allocates
 //! nothing. `tape.inference(&params)` runs the same ops without recording.
+//!
+//! The graph also carries what a layer's mode depends on: whether it is a
+//! training graph ([`Graph::is_training`]), the step's seed for random ops
+//! ([`Graph::set_seed`]), and write access to the store's buffers
+//! ([`BufferId`]: running statistics) when training.
 
 #![warn(missing_docs)]
 
@@ -25,11 +30,12 @@ pub mod gradcheck;
 mod ops;
 mod params;
 mod profile;
+mod seed;
 mod tape;
 
 pub use custom::{CustomId, CustomOp};
 pub use error::{Error, Result};
 pub use ops::recurrent::RecurrentCell;
-pub use params::{ParamId, Params};
+pub use params::{BufferId, ParamId, Params};
 pub use profile::Profile;
 pub use tape::{Graph, MAX_BORROWED, MAX_INPUTS, PARALLEL_GEMM_MIN_MACS, PARALLEL_ROWS_MIN_FLOATS, Tape, Var};

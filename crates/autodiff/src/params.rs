@@ -14,6 +14,18 @@ impl ParamId {
     }
 }
 
+/// A buffer's handle: state a model keeps in its [`Params`] store beside
+/// the parameters but never trains (batch norm's running statistics).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BufferId(pub(crate) u32);
+
+impl BufferId {
+    /// Its position among the store's buffers (the order they were added).
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 struct Entry {
     name: String,
@@ -28,12 +40,19 @@ struct Entry {
 /// A model holds only [`ParamId`]s; two stores built by the same code have
 /// the same layout, so a target network is a second `Params` and syncing
 /// it is one copy.
+///
+/// Buffers ([`BufferId`]) are a model's other state, kept apart from the
+/// flat parameter memory so that optimisers, gradient clipping and
+/// all-reduces never see them; of the graphs, only a training one writes
+/// them, and checkpoints and syncs carry them with the parameters.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Params {
     entries: Vec<Entry>,
     values: AlignedBuf,
     grads: AlignedBuf,
     used: usize,
+    buffer_entries: Vec<Entry>,
+    buffers: Vec<f32>,
 }
 
 impl Params {
@@ -45,9 +64,7 @@ impl Params {
     /// Adds a zero-initialised parameter; `init` then fills its values.
     /// Build-time only: the store grows (and so allocates) here.
     pub fn add(&mut self, name: &str, dims: &[usize], init: impl FnOnce(&mut [f32])) -> Result<ParamId> {
-        if self.find(name).is_some() {
-            return Err(Error::DuplicateParam { name: name.to_string() });
-        }
+        self.check_unused(name)?;
         let shape = Shape::new(dims)?;
         let start = self.used;
         let end = start + shape.numel();
@@ -64,6 +81,26 @@ impl Params {
         init(&mut self.values[start..end]);
         self.entries.push(Entry { name: name.to_string(), shape, range: start..end });
         Ok(ParamId(self.entries.len() as u32 - 1))
+    }
+
+    /// Adds a buffer, zero-initialised; `init` then fills it. Its name
+    /// shares the parameters' namespace (a checkpoint holds both).
+    /// Build-time only, as [`add`](Self::add).
+    pub fn add_buffer(&mut self, name: &str, dims: &[usize], init: impl FnOnce(&mut [f32])) -> Result<BufferId> {
+        self.check_unused(name)?;
+        let shape = Shape::new(dims)?;
+        let start = self.buffers.len();
+        self.buffers.resize(start + shape.numel(), 0.0);
+        init(&mut self.buffers[start..]);
+        self.buffer_entries.push(Entry { name: name.to_string(), shape, range: start..self.buffers.len() });
+        Ok(BufferId(self.buffer_entries.len() as u32 - 1))
+    }
+
+    fn check_unused(&self, name: &str) -> Result<()> {
+        if self.find(name).is_some() || self.buffer_entries.iter().any(|e| e.name == name) {
+            return Err(Error::DuplicateParam { name: name.to_string() });
+        }
+        Ok(())
     }
 
     /// The parameter with this name.
@@ -159,31 +196,65 @@ impl Params {
         (&mut self.values[..self.used], &mut self.grads[..self.used])
     }
 
+    /// Every buffer, in the order added.
+    pub fn buffer_ids(&self) -> impl ExactSizeIterator<Item = BufferId> + use<> {
+        (0..self.buffer_entries.len() as u32).map(BufferId)
+    }
+
+    /// The name a buffer was added under.
+    pub fn buffer_name(&self, id: BufferId) -> &str {
+        &self.buffer_entries[id.index()].name
+    }
+
+    /// A buffer's shape.
+    pub fn buffer_shape(&self, id: BufferId) -> Shape {
+        self.buffer_entries[id.index()].shape
+    }
+
+    /// A buffer's values.
+    pub fn buffer(&self, id: BufferId) -> &[f32] {
+        &self.buffers[self.buffer_entries[id.index()].range.clone()]
+    }
+
+    /// A buffer's values, mutably.
+    pub fn buffer_mut(&mut self, id: BufferId) -> &mut [f32] {
+        let range = self.buffer_entries[id.index()].range.clone();
+        &mut self.buffers[range]
+    }
+
     /// Sets every gradient to zero: one pass over flat memory.
     pub fn zero_grads(&mut self) {
         self.grads[..self.used].fill(0.0);
     }
 
-    /// Whether `other` has the same names and shapes in the same order.
+    /// Whether `other` has the same names and shapes in the same order,
+    /// parameters and buffers.
     pub fn same_layout(&self, other: &Params) -> bool {
-        self.entries.len() == other.entries.len()
-            && self.entries.iter().zip(&other.entries).all(|(a, b)| a.name == b.name && a.shape == b.shape)
+        let same = |a: &[Entry], b: &[Entry]| {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.name == b.name && a.shape == b.shape)
+        };
+        same(&self.entries, &other.entries) && same(&self.buffer_entries, &other.buffer_entries)
     }
 
-    /// Copies all values from a store of the same layout (a target-network
-    /// sync): one copy, no allocation.
+    /// Copies all values and buffers from a store of the same layout (a
+    /// target-network sync): one copy each, no allocation.
     pub fn copy_values_from(&mut self, other: &Params) -> Result<()> {
         self.check_layout(other)?;
         self.values[..self.used].copy_from_slice(&other.values[..other.used]);
+        self.buffers.copy_from_slice(&other.buffers);
         Ok(())
     }
 
-    /// self = (1 - tau) * self + tau * other (Polyak averaging).
+    /// self = (1 - tau) * self + tau * other (Polyak averaging), values
+    /// and buffers alike.
     pub fn blend_values_from(&mut self, other: &Params, tau: f32) -> Result<()> {
         self.check_layout(other)?;
-        let dst = &mut self.values[..self.used];
-        minnow_kernels::scale(1.0 - tau, dst);
-        minnow_kernels::axpy(tau, &other.values[..other.used], dst);
+        let pairs =
+            [(&mut self.values[..self.used], &other.values[..other.used]), (&mut self.buffers[..], &other.buffers[..])];
+        for (dst, src) in pairs {
+            minnow_kernels::scale(1.0 - tau, dst);
+            minnow_kernels::axpy(tau, src, dst);
+        }
         Ok(())
     }
 
@@ -192,11 +263,17 @@ impl Params {
         if self.same_layout(other) {
             return Ok(());
         }
-        let detail = match self.entries.iter().zip(&other.entries).find(|(a, b)| a.name != b.name || a.shape != b.shape)
-        {
-            Some((a, b)) => format!("'{}' {} vs '{}' {}", a.name, a.shape, b.name, b.shape),
-            None => format!("{} tensors vs {}", self.entries.len(), other.entries.len()),
+        let first_difference = |a: &[Entry], b: &[Entry]| {
+            let detail = match a.iter().zip(b).find(|(a, b)| a.name != b.name || a.shape != b.shape) {
+                Some((a, b)) => format!("'{}' {} vs '{}' {}", a.name, a.shape, b.name, b.shape),
+                None if a.len() != b.len() => format!("{} tensors vs {}", a.len(), b.len()),
+                None => return None,
+            };
+            Some(detail)
         };
+        let detail = first_difference(&self.entries, &other.entries)
+            .or_else(|| first_difference(&self.buffer_entries, &other.buffer_entries).map(|d| format!("buffers: {d}")))
+            .unwrap_or_default();
         Err(Error::LayoutMismatch { detail })
     }
 }
@@ -225,6 +302,31 @@ mod tests {
         let mut p = Params::new();
         p.add("w", &[1], |_| {}).unwrap();
         assert!(matches!(p.add("w", &[1], |_| {}), Err(Error::DuplicateParam { .. })));
+    }
+
+    #[test]
+    fn buffers_live_apart_from_the_flat_parameters() {
+        let mut p = Params::new();
+        let w = p.add("w", &[2], |v| v.fill(1.0)).unwrap();
+        let mean = p.add_buffer("running_mean", &[3], |v| v.fill(0.5)).unwrap();
+        assert_eq!(p.buffer(mean), &[0.5; 3]);
+        assert_eq!((p.len(), p.numel(), p.values().len()), (1, 2, minnow_arena::LINE_FLOATS));
+        assert_eq!(p.buffer_ids().map(|b| p.buffer_name(b)).collect::<Vec<_>>(), ["running_mean"]);
+        assert!(matches!(p.add("running_mean", &[1], |_| {}), Err(Error::DuplicateParam { .. })));
+        assert!(matches!(p.add_buffer("w", &[1], |_| {}), Err(Error::DuplicateParam { .. })));
+
+        let mut q = p.clone();
+        q.buffer_mut(mean).fill(2.5);
+        q.value_mut(w).fill(3.0);
+        p.blend_values_from(&q, 0.5).unwrap();
+        assert_eq!((p.value(w), p.buffer(mean)), (&[2.0; 2][..], &[1.5; 3][..]));
+        p.copy_values_from(&q).unwrap();
+        assert_eq!(p, q);
+        let mut other = Params::new();
+        other.add("w", &[2], |_| {}).unwrap();
+        other.add_buffer("running_mean", &[4], |_| {}).unwrap();
+        let err = other.copy_values_from(&q).unwrap_err();
+        assert_eq!(err.to_string(), "parameter layouts differ: buffers: 'running_mean' [4] vs 'running_mean' [3]");
     }
 
     #[test]

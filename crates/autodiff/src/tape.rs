@@ -154,6 +154,7 @@ impl Tape {
     }
 
     /// Starts a training step: clears the tape and records every op.
+    /// Layers run in training mode on it ([`Graph::is_training`]).
     pub fn graph<'a>(&'a mut self, params: &'a mut Params) -> Graph<'a> {
         self.clear();
         Graph {
@@ -161,11 +162,14 @@ impl Tape {
             params: ParamAccess::Train(params),
             borrowed: [&[]; MAX_BORROWED],
             borrowed_used: 0,
+            seed: None,
+            draws: 0,
             recording: true,
         }
     }
 
-    /// Starts a forward-only pass that records nothing: for inference.
+    /// Starts a forward-only pass that records nothing: for inference,
+    /// with layers in evaluation mode.
     pub fn inference<'a>(&'a mut self, params: &'a Params) -> Graph<'a> {
         self.clear();
         Graph {
@@ -173,6 +177,8 @@ impl Tape {
             params: ParamAccess::Infer(params),
             borrowed: [&[]; MAX_BORROWED],
             borrowed_used: 0,
+            seed: None,
+            draws: 0,
             recording: false,
         }
     }
@@ -240,6 +246,16 @@ pub(crate) enum ParamAccess<'a> {
     Infer(&'a Params),
 }
 
+impl ParamAccess<'_> {
+    /// The store, read-only either way.
+    pub(crate) fn store(&self) -> &Params {
+        match self {
+            ParamAccess::Train(p) => p,
+            ParamAccess::Infer(p) => p,
+        }
+    }
+}
+
 /// One step's graph: ops on it compute at once and, when training, record
 /// themselves for [`Graph::backward`].
 pub struct Graph<'a> {
@@ -248,6 +264,10 @@ pub struct Graph<'a> {
     pub(crate) borrowed: Borrowed<'a>,
     borrowed_used: usize,
     pub(crate) recording: bool,
+    /// The step's seed for random ops ([`Graph::set_seed`]).
+    pub(crate) seed: Option<u64>,
+    /// Seeds drawn from it so far.
+    pub(crate) draws: u64,
 }
 
 impl std::fmt::Debug for Graph<'_> {
@@ -259,15 +279,22 @@ impl std::fmt::Debug for Graph<'_> {
 impl<'a> Graph<'a> {
     /// The parameter store the graph reads.
     pub fn params(&self) -> &Params {
-        match &self.params {
-            ParamAccess::Train(p) => p,
-            ParamAccess::Infer(p) => p,
-        }
+        self.params.store()
     }
 
     /// Whether ops are being recorded for a backward pass.
     pub fn is_recording(&self) -> bool {
         self.recording
+    }
+
+    /// Whether layers run in training mode (dropout drops, batch norm
+    /// uses and updates batch statistics): on a graph from
+    /// [`Tape::graph`], which may also write the store's buffers; not on
+    /// one from [`Tape::inference`]. The mode lives on the graph, not in
+    /// the layers, so that layers run on `&self` and one layer value serves
+    /// training and evaluation at once.
+    pub fn is_training(&self) -> bool {
+        matches!(self.params, ParamAccess::Train(_))
     }
 
     /// The threads a matrix product of `macs` multiply-adds splits over.

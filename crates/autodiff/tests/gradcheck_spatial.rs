@@ -70,10 +70,11 @@ fn batch_norm_training_and_eval_forms() {
     for training in [true, false] {
         let mut c = Case::new(130);
         let (x, gamma, beta) = (c.param("x", &[6, 5]), c.param("gamma", &[5]), c.param("beta", &[5]));
+        let mean = c.params.add_buffer("mean", &[5], |v| v.copy_from_slice(&[0.1, -0.2, 0.3, 0.0, 0.5])).unwrap();
+        let var = c.params.add_buffer("var", &[5], |v| v.copy_from_slice(&[1.0, 0.5, 2.0, 1.5, 0.7])).unwrap();
         c.check(&format!("batch_norm training={training}"), move |g| {
             let (x, gamma, beta) = (g.param(x), g.param(gamma), g.param(beta));
-            let (mut mean, mut var) = ([0.1, -0.2, 0.3, 0.0, 0.5], [1.0, 0.5, 2.0, 1.5, 0.7]);
-            g.batch_norm(x, &mut mean, &mut var, gamma, beta, training, 0.1, 1e-5)
+            g.batch_norm(x, mean, var, gamma, beta, training, 0.1, 1e-5)
         });
     }
 }
@@ -137,6 +138,8 @@ fn a_small_cnn_end_to_end() {
     let (w1, b1) = (c.param("w1", &[3, 1, 3, 3]), c.param("b1", &[3]));
     let (w2, b2) = (c.param("w2", &[4, 27]), c.param("b2", &[4]));
     let (gamma, beta) = (c.param("gamma", &[27]), c.param("beta", &[27]));
+    let mean = c.params.add_buffer("mean", &[27], |v| v.fill(0.0)).unwrap();
+    let var = c.params.add_buffer("var", &[27], |v| v.fill(1.0)).unwrap();
     c.check("cnn", move |g| {
         let x = g.param(x);
         let (w1, b1, w2, b2) = (g.param(w1), g.param(b1), g.param(w2), g.param(b2));
@@ -147,8 +150,7 @@ fn a_small_cnn_end_to_end() {
         let h = g.conv2d(h, w1, Some(b1), 1, 1)?;
         let h = g.gelu(h)?;
         let h = g.reshape(h, &[8, 27])?;
-        let (mut mean, mut var) = (vec![0.0; 27], vec![1.0; 27]);
-        let h = g.batch_norm(h, &mut mean, &mut var, gamma, beta, true, 0.1, 1e-5)?;
+        let h = g.batch_norm(h, mean, var, gamma, beta, true, 0.1, 1e-5)?;
         let h = g.dropout(h, 0.25, 5)?;
         let logits = g.linear(h, w2, Some(b2))?;
         let loss = g.cross_entropy(logits, &[0, 3, 1, 2, 2, 1, 0, 3], None)?;
@@ -238,22 +240,30 @@ fn batch_norm_updates_running_statistics_like_pytorch() {
     let mut params = Params::new();
     let gamma = params.add("gamma", &[2], |v| v.fill(1.0)).unwrap();
     let beta = params.add("beta", &[2], |v| v.fill(0.0)).unwrap();
-    let (mut mean, mut var) = ([0.0f32; 2], [1.0f32; 2]);
+    let mean_id = params.add_buffer("mean", &[2], |v| v.fill(0.0)).unwrap();
+    let var_id = params.add_buffer("var", &[2], |v| v.fill(1.0)).unwrap();
     let mut tape = Tape::new();
     let mut g = tape.graph(&mut params);
     let x = g.input(&[4, 2], &[1.0, 2.0, 2.0, 2.0, 3.0, 2.0, 4.0, 2.0]).unwrap();
     let (gv, bv) = (g.param(gamma), g.param(beta));
-    let y = g.batch_norm(x, &mut mean, &mut var, gv, bv, true, 0.1, 1e-5).unwrap();
+    let y = g.batch_norm(x, mean_id, var_id, gv, bv, true, 0.1, 1e-5).unwrap();
+    let (mean, var) = (g.params().buffer(mean_id).to_vec(), g.params().buffer(var_id).to_vec());
     let close = |a: f32, b: f32| (a - b).abs() < 1e-6;
     assert!(close(mean[0], 0.25) && close(mean[1], 0.2), "{mean:?}");
     assert!(close(var[0], 0.9 + 0.1 * 5.0 / 3.0) && close(var[1], 0.9), "{var:?}");
     let rstd = 1.0 / (1.25f32 + 1e-5).sqrt();
     assert!(close(g.value(y)[0], -1.5 * rstd) && close(g.value(y)[1], 0.0));
     // Evaluation reads the running statistics and leaves them alone.
-    let before = (mean, var);
-    let y = g.batch_norm(x, &mut mean, &mut var, gv, bv, false, 0.1, 1e-5).unwrap();
-    assert_eq!((mean, var), before);
+    let y = g.batch_norm(x, mean_id, var_id, gv, bv, false, 0.1, 1e-5).unwrap();
+    assert_eq!((g.params().buffer(mean_id), g.params().buffer(var_id)), (&mean[..], &var[..]));
     assert!(close(g.value(y)[0], (1.0 - 0.25) / (var[0] + 1e-5).sqrt()));
+    // An inference graph may evaluate, but not train: it cannot write them.
+    let mut g = tape.inference(&params);
+    let x = g.input(&[2, 2], &[1.0, 2.0, 3.0, 4.0]).unwrap();
+    let (gv, bv) = (g.param(gamma), g.param(beta));
+    assert!(g.batch_norm(x, mean_id, var_id, gv, bv, false, 0.1, 1e-5).is_ok());
+    let err = g.batch_norm(x, mean_id, var_id, gv, bv, true, 0.1, 1e-5).unwrap_err().to_string();
+    assert!(err.contains("an inference graph cannot write"), "{err}");
 }
 
 #[test]
@@ -278,9 +288,26 @@ fn dropout_is_reproducible_and_scales_what_it_keeps() {
 }
 
 #[test]
+fn a_seeded_graph_streams_seeds_that_replay() {
+    let params = Params::new();
+    let mut tape = Tape::new();
+    let mut g = tape.inference(&params);
+    assert!(matches!(g.next_seed(), Err(Error::Config(_))), "an unseeded graph has no stream");
+    g.set_seed(7);
+    let first = [g.next_seed().unwrap(), g.next_seed().unwrap()];
+    assert_ne!(first[0], first[1]);
+    g.set_seed(7);
+    assert_eq!([g.next_seed().unwrap(), g.next_seed().unwrap()], first);
+    g.set_seed(8);
+    assert_ne!(g.next_seed().unwrap(), first[0]);
+}
+
+#[test]
 fn errors_name_the_problem() {
     let mut params = Params::new();
     let w = params.add("w", &[4, 3], |v| v.fill(0.5)).unwrap();
+    let (mean, var) =
+        (params.add_buffer("mean", &[3], |_| {}).unwrap(), params.add_buffer("var", &[3], |v| v.fill(1.0)).unwrap());
     let mut tape = Tape::new();
     let mut g = tape.graph(&mut params);
     let w = g.param(w);
@@ -301,11 +328,10 @@ fn errors_name_the_problem() {
     assert!(matches!(g.max_pool2d(tiny), Err(Error::Config(_))));
     let rows = g.input(&[1, 3], &[0.0; 3]).unwrap();
     let (gamma, beta) = (g.input(&[3], &[1.0; 3]).unwrap(), g.input(&[3], &[0.0; 3]).unwrap());
-    let (mut mean, mut var) = ([0.0; 3], [1.0; 3]);
-    let err = g.batch_norm(rows, &mut mean, &mut var, gamma, beta, true, 0.1, 1e-5).unwrap_err().to_string();
+    let err = g.batch_norm(rows, mean, var, gamma, beta, true, 0.1, 1e-5).unwrap_err().to_string();
     assert_eq!(
         err,
         "invalid configuration: batch_norm: training needs more than one value per channel, found a batch of 1"
     );
-    assert!(g.batch_norm(rows, &mut mean, &mut var, gamma, beta, false, 0.1, 1e-5).is_ok());
+    assert!(g.batch_norm(rows, mean, var, gamma, beta, false, 0.1, 1e-5).is_ok());
 }

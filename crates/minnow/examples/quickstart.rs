@@ -11,7 +11,7 @@ fn main() -> minnow::Result<()> {
     let y: Vec<f32> = grid.map(|[a, b]| a * b).collect();
 
     let mut params = Params::new();
-    let mut model = MlpConfig::new(&[2, 32, 1]).init(&mut params, "mlp", &mut Pcg64Mcg::seed_from_u64(0))?;
+    let model = MlpConfig::new(&[2, 32, 1]).init(&mut params, "mlp", &mut Pcg64Mcg::seed_from_u64(0))?;
     let mut adam = AdamConfig { lr: 1e-2, ..AdamConfig::default() }.build(&params)?;
     let mut tape = Tape::new();
     for step in 1..=500 {

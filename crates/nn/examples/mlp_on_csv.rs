@@ -7,7 +7,7 @@
 //!
 //! `cargo run -p minnow-nn --example mlp_on_csv [-- FILE [CLASSES]]`
 
-use minnow_nn::{Batches, Checkpoint, CheckpointWriter, Dataset, MlpConfig, Params, Predict, Tape};
+use minnow_nn::{Batches, Checkpoint, CheckpointWriter, Dataset, Forward, MlpConfig, Params, Predict, Tape};
 use minnow_optim::{AdamConfig, Optimizer};
 use rand::SeedableRng;
 use std::error::Error;
@@ -67,7 +67,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     // The model and its config in one file, rebuilt from that file alone.
     let path = std::env::temp_dir().join(format!("mlp_on_csv-{}.safetensors", std::process::id()));
     CheckpointWriter::new().model(&config, "mlp", &params).save(&path)?;
-    let (mut model, params) = Checkpoint::load(&path)?.rebuild::<MlpConfig>()?;
+    let (model, params) = Checkpoint::load(&path)?.rebuild::<MlpConfig>()?;
     std::fs::remove_file(&path)?;
     let scores = model.predict(&params, &[test.len(), test.width], &test.features)?;
     let right =

@@ -1,4 +1,5 @@
-use minnow_autodiff::{Graph, Result, Var};
+use crate::{Forward, Module};
+use minnow_autodiff::{Graph, ParamId, Result, Var};
 
 /// An activation applied between layers. In a config file: `"relu"`,
 /// `{"leaky_relu": 0.01}`, `"log_softmax"`, ...
@@ -23,13 +24,20 @@ pub enum Activation {
     LogSoftmax,
 }
 
-impl Activation {
+/// An activation has no parameters.
+impl Module for Activation {
+    fn visit(&self, _f: &mut dyn FnMut(ParamId)) {}
+}
+
+impl Forward for Activation {
+    type Output = Var;
+
     /// Records the activation of `x` on the graph.
-    pub fn apply(self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
+    fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
         match self {
             Activation::Identity => Ok(x),
             Activation::Relu => g.relu(x),
-            Activation::LeakyRelu(slope) => g.leaky_relu(x, slope),
+            Activation::LeakyRelu(slope) => g.leaky_relu(x, *slope),
             Activation::Sigmoid => g.sigmoid(x),
             Activation::Tanh => g.tanh(x),
             Activation::Gelu => g.gelu(x),

@@ -61,19 +61,21 @@ impl CheckpointWriter {
         Self::default()
     }
 
-    /// Every parameter of the store, under its name.
-    pub fn params(mut self, params: &Params) -> Self {
-        for id in params.ids() {
-            self = self.tensor(params.name(id), params.shape(id).dims(), params.value(id));
-        }
-        self
+    /// Every parameter and buffer of the store, under its name.
+    pub fn params(self, params: &Params) -> Self {
+        self.params_prefixed("", params)
     }
 
-    /// Every parameter of the store, under `prefix.` + its name (a second
-    /// network, such as a DQN target network).
+    /// Every parameter and buffer of the store, under `prefix.` + its name
+    /// (a second network, such as a DQN target network); an empty prefix
+    /// adds none.
     pub fn params_prefixed(mut self, prefix: &str, params: &Params) -> Self {
         for id in params.ids() {
-            self = self.tensor(&format!("{prefix}.{}", params.name(id)), params.shape(id).dims(), params.value(id));
+            self = self.tensor(&prefixed(prefix, params.name(id)), params.shape(id).dims(), params.value(id));
+        }
+        for id in params.buffer_ids() {
+            let name = prefixed(prefix, params.buffer_name(id));
+            self = self.tensor(&name, params.buffer_shape(id).dims(), params.buffer(id));
         }
         self
     }
@@ -115,6 +117,11 @@ impl CheckpointWriter {
             .map_err(|e| NnError::CorruptCheckpoint { detail: e.to_string() })?;
         write_atomically(path, &bytes)
     }
+}
+
+/// `prefix.name`, or `name` without a prefix.
+fn prefixed(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() { name.to_string() } else { format!("{prefix}.{name}") }
 }
 
 /// The error for the first NaN or infinity in `values`, if any.
@@ -253,22 +260,24 @@ impl Checkpoint {
         self.meta(key).ok_or_else(|| NnError::MissingMeta { key: key.to_string() })
     }
 
-    /// Copies every parameter of `params` from the checkpoint. Checks all
-    /// names and shapes first, so on an error (naming the first mismatch)
-    /// nothing has been overwritten.
+    /// Copies every parameter and buffer of `params` from the checkpoint.
+    /// Checks all names and shapes first, so on an error (naming the first
+    /// mismatch) nothing has been overwritten.
     pub fn restore_params(&self, params: &mut Params) -> Result<()> {
         self.restore_prefixed("", params)
     }
 
     /// As `restore_params`, for tensors saved under `prefix.`.
     pub fn restore_prefixed(&self, prefix: &str, params: &mut Params) -> Result<()> {
-        let key = |name: &str| if prefix.is_empty() { name.to_string() } else { format!("{prefix}.{name}") };
-        for id in params.ids() {
-            let name = key(params.name(id));
+        let key = |name: &str| prefixed(prefix, name);
+        let wanted = params.ids().map(|id| (params.name(id), params.shape(id)));
+        let buffers = params.buffer_ids().map(|id| (params.buffer_name(id), params.buffer_shape(id)));
+        for (name, expected) in wanted.chain(buffers) {
+            let name = key(name);
             match self.tensors.get(&name) {
                 None => return Err(NnError::MissingTensor { name }),
-                Some((shape, _)) if *shape != params.shape(id) => {
-                    return Err(NnError::TensorShape { name, expected: params.shape(id), found: *shape });
+                Some((shape, _)) if *shape != expected => {
+                    return Err(NnError::TensorShape { name, expected, found: *shape });
                 }
                 Some(_) => {}
             }
@@ -276,6 +285,10 @@ impl Checkpoint {
         for id in params.ids() {
             let (_, values) = &self.tensors[&key(params.name(id))];
             params.value_mut(id).copy_from_slice(values);
+        }
+        for id in params.buffer_ids() {
+            let (_, values) = &self.tensors[&key(params.buffer_name(id))];
+            params.buffer_mut(id).copy_from_slice(values);
         }
         Ok(())
     }

@@ -1,6 +1,6 @@
 //! 2-D convolution and 2x2 max pooling layers on NCHW images.
 
-use crate::{Init, Module, config_error, join};
+use crate::{Forward, Init, Module, config_error, join};
 use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
 use rand::Rng;
 
@@ -144,9 +144,11 @@ pub struct Conv2d {
     pub padding: usize,
 }
 
-impl Conv2d {
+impl Forward for Conv2d {
+    type Output = Var;
+
     /// x [N, in, H, W] -> [N, out, Ho, Wo]
-    pub fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
+    fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
         let (w, b) = (g.param(self.w), self.b.map(|b| g.param(b)));
         g.conv2d(x, w, b, self.stride, self.padding)
     }
@@ -166,12 +168,16 @@ impl Module for Conv2d {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MaxPool2d;
 
-impl MaxPool2d {
+impl Forward for MaxPool2d {
+    type Output = Var;
+
     /// x [N, C, H, W] -> [N, C, H / 2, W / 2]
-    pub fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
+    fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
         g.max_pool2d(x)
     }
+}
 
+impl MaxPool2d {
     /// The output [height, width] for an input of `height` x `width`, or an
     /// error when the input is smaller than a window.
     pub fn output_size(&self, name: &str, height: usize, width: usize) -> crate::Result<[usize; 2]> {

@@ -3,7 +3,7 @@
 //! layer and 10 logits. The input is the flat image [B, 64] as the dataset
 //! stores it, viewed as [B, 1, 8, 8] without a copy.
 
-use crate::{Conv2d, Conv2dConfig, Linear, LinearConfig, MaxPool2d, Module, config_error, join};
+use crate::{Conv2d, Conv2dConfig, Forward, Linear, LinearConfig, MaxPool2d, Module, config_error, join};
 use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
 use minnow_tensor::{Shape, TensorError};
 use rand::Rng;
@@ -71,9 +71,11 @@ pub struct DigitsCnn {
     pub pool: MaxPool2d,
 }
 
-impl DigitsCnn {
+impl Forward for DigitsCnn {
+    type Output = Var;
+
     /// Images x [B, 64] (pixels in [0, 1]) -> logits [B, 10].
-    pub fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
+    fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
         const OP: &str = "DigitsCnn";
         let shape = g.shape(x);
         let (batch, pixels) = shape.as_matrix(OP)?;

@@ -3,7 +3,7 @@
 //! 10 logits. The input is the flat image [B, 64] (as the digits dataset
 //! stores it), viewed as the sequence [B, 8, 8] without a copy.
 
-use crate::{Linear, LinearConfig, Lstm, LstmConfig, Module, join};
+use crate::{Forward, Linear, LinearConfig, Lstm, LstmConfig, Module, join};
 use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
 use minnow_tensor::{Shape, TensorError};
 use rand::Rng;
@@ -47,9 +47,11 @@ pub struct DigitsLstm {
     pub head: Linear,
 }
 
-impl DigitsLstm {
+impl Forward for DigitsLstm {
+    type Output = Var;
+
     /// Images x [B, 64] -> logits [B, 10].
-    pub fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
+    fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
         const OP: &str = "DigitsLstm";
         let shape = g.shape(x);
         let (batch, pixels) = shape.as_matrix(OP)?;

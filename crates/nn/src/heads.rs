@@ -1,4 +1,4 @@
-use crate::{Linear, LinearConfig, Module, join};
+use crate::{Forward, Linear, LinearConfig, Module, join};
 use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
 use rand::Rng;
 
@@ -31,9 +31,11 @@ pub struct DuelingHead {
     pub advantage: Linear,
 }
 
-impl DuelingHead {
+impl Forward for DuelingHead {
+    type Output = Var;
+
     /// h [B, inputs] -> q [B, actions]
-    pub fn forward(&self, g: &mut Graph<'_>, h: Var) -> Result<Var> {
+    fn forward(&self, g: &mut Graph<'_>, h: Var) -> Result<Var> {
         let v = self.value.forward(g, h)?;
         let a = self.advantage.forward(g, h)?;
         g.dueling(v, a)
@@ -76,9 +78,11 @@ pub struct PolicyValueHead {
     pub value: Linear,
 }
 
-impl PolicyValueHead {
+impl Forward for PolicyValueHead {
+    type Output = (Var, Var);
+
     /// h [B, inputs] -> (policy logits [B, policy], value [B, 1])
-    pub fn forward(&self, g: &mut Graph<'_>, h: Var) -> Result<(Var, Var)> {
+    fn forward(&self, g: &mut Graph<'_>, h: Var) -> Result<(Var, Var)> {
         let logits = self.policy.forward(g, h)?;
         let v = self.value.forward(g, h)?;
         Ok((logits, g.tanh(v)?))

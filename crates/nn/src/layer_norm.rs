@@ -1,4 +1,4 @@
-use crate::{Module, config_error, join};
+use crate::{Forward, Module, config_error, join};
 use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
 
 /// LayerNorm over the last axis with learned gamma (ones) and beta (zeros).
@@ -43,14 +43,18 @@ pub struct LayerNorm {
     pub eps: f32,
 }
 
-impl LayerNorm {
+impl Forward for LayerNorm {
+    type Output = Var;
+
     /// x [B, size] -> normalised per row, scaled and shifted.
-    pub fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
+    fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
         let (gamma, beta) = (g.param(self.gamma), g.param(self.beta));
         g.layer_norm(x, gamma, beta, self.eps)
     }
+}
 
-    /// max(LayerNorm(x), 0), fused.
+impl LayerNorm {
+    /// max(LayerNorm(x), 0) as one fused op, not `forward` then a ReLU.
     pub fn forward_relu(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
         let (gamma, beta) = (g.param(self.gamma), g.param(self.beta));
         g.layer_norm_relu(x, gamma, beta, self.eps)

@@ -2,9 +2,11 @@
 //! with PyTorch's layouts and defaults. A layer holds only [`ParamId`]s;
 //! its values live in a [`Params`] store, so the same layer struct drives
 //! an online and a target network (two stores of the same layout).
-//! Every layer implements [`Forward`] (its ops on a step's [`Graph`]);
-//! [`Sequential`] runs layers in order, and an [`Mlp`] either ends in its
-//! outputs or, as a trunk, in features for a head.
+//! Every layer implements [`Forward`], its one forward (its ops on a step's
+//! [`Graph`], on `&self`): the graph, not the layer, says whether the step
+//! trains (dropout, batch statistics) and where random seeds and running
+//! statistics live. [`Sequential`] runs layers in order, and an [`Mlp`]
+//! either ends in its outputs or, as a trunk, in features for a head.
 //!
 //! [`Predict`] runs any of them on a batch of inputs in one call, and the
 //! configs serialise: a checkpoint written with [`CheckpointWriter::model`]
@@ -16,7 +18,7 @@
 //! converts into it with `?`.
 //!
 //! ```
-//! use minnow_nn::{MlpConfig, Params, Tape};
+//! use minnow_nn::{Forward, MlpConfig, Params, Tape};
 //! use rand::SeedableRng;
 //! # fn main() -> minnow_nn::Result<()> {
 //! let mut params = Params::new();
@@ -92,15 +94,11 @@ pub use regression::RegressionDataset;
 pub use residual::{ResidualBlock, ResidualBlockConfig};
 pub use sequential::{BoxedLayer, Sequential};
 
-/// Something with parameters: lists them, and switches between training
-/// and evaluation behaviour (dropout, batch statistics).
+/// Something with parameters: lists them. (Training or evaluation
+/// behaviour is the graph's: [`Graph::is_training`].)
 pub trait Module {
     /// Calls `f` with every parameter, in a fixed order.
     fn visit(&self, f: &mut dyn FnMut(ParamId));
-
-    /// Train (true) or eval (false) mode; layers without a difference
-    /// ignore it.
-    fn set_training(&mut self, _training: bool) {}
 
     /// Every parameter, in visiting order.
     fn param_ids(&self) -> Vec<ParamId> {

@@ -1,4 +1,4 @@
-use crate::{Init, Module, config_error, join};
+use crate::{Forward, Init, Module, config_error, join};
 use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
 use rand::Rng;
 
@@ -63,14 +63,19 @@ pub struct Linear {
     pub outputs: usize,
 }
 
-impl Linear {
+impl Forward for Linear {
+    type Output = Var;
+
     /// x [B, inputs] -> [B, outputs]
-    pub fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
+    fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
         let (w, b) = (g.param(self.w), self.b.map(|b| g.param(b)));
         g.linear(x, w, b)
     }
+}
 
-    /// max(x Wᵀ + b, 0), fused.
+impl Linear {
+    /// max(x Wᵀ + b, 0) as one fused op (one pass over the output, one
+    /// recorded op), not `forward` then a ReLU.
     pub fn forward_relu(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
         let (w, b) = (g.param(self.w), self.b.map(|b| g.param(b)));
         g.linear_relu(x, w, b)

@@ -1,4 +1,4 @@
-use crate::{Activation, Init, LayerNorm, LayerNormConfig, Linear, LinearConfig, Module, config_error, join};
+use crate::{Activation, Forward, Init, LayerNorm, LayerNormConfig, Linear, LinearConfig, Module, config_error, join};
 use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
 use rand::Rng;
 
@@ -110,15 +110,19 @@ impl Mlp {
     pub fn outputs(&self) -> usize {
         self.layers.last().map_or(self.inputs, |l| l.outputs)
     }
+}
+
+impl Forward for Mlp {
+    type Output = Var;
 
     /// x [B, inputs] -> [B, outputs]
-    pub fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
+    fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
         let output = if self.trunk { usize::MAX } else { self.layers.len() - 1 };
         let mut h = x;
         for (i, layer) in self.layers.iter().enumerate() {
             if i == output {
                 let y = layer.forward(g, h)?;
-                return self.output_activation.apply(g, y);
+                return self.output_activation.forward(g, y);
             }
             h = match (self.norms.get(i), self.activation) {
                 (None, Activation::Relu) => layer.forward_relu(g, h)?,
@@ -131,7 +135,7 @@ impl Mlp {
                     if let Some(norm) = norm {
                         y = norm.forward(g, y)?;
                     }
-                    activation.apply(g, y)?
+                    activation.forward(g, y)?
                 }
             };
         }

@@ -3,10 +3,11 @@
 //! file alone ([`CheckpointWriter::model`], [`Checkpoint::rebuild`]).
 
 use crate::{
-    Checkpoint, CheckpointWriter, Conv2d, Conv2dConfig, DigitsCnn, DigitsCnnConfig, DigitsLstm, DigitsLstmConfig,
-    DuelingHead, DuelingHeadConfig, Embedding, EmbeddingConfig, Gru, GruConfig, LayerNorm, LayerNormConfig, Linear,
-    LinearConfig, Lstm, LstmConfig, Mlp, MlpConfig, NnError, Params, PolicyValueHead, PolicyValueHeadConfig,
-    PolicyValueNet, PolicyValueNetConfig, ResidualBlock, ResidualBlockConfig, Result, Rnn, RnnConfig,
+    BatchNorm1d, BatchNorm1dConfig, Checkpoint, CheckpointWriter, Conv2d, Conv2dConfig, DigitsCnn, DigitsCnnConfig,
+    DigitsLstm, DigitsLstmConfig, DuelingHead, DuelingHeadConfig, Embedding, EmbeddingConfig, Gru, GruConfig,
+    LayerNorm, LayerNormConfig, Linear, LinearConfig, Lstm, LstmConfig, Mlp, MlpConfig, NnError, Params,
+    PolicyValueHead, PolicyValueHeadConfig, PolicyValueNet, PolicyValueNetConfig, ResidualBlock, ResidualBlockConfig,
+    Result, Rnn, RnnConfig,
 };
 use rand::SeedableRng;
 use serde::Serialize;
@@ -16,10 +17,10 @@ use serde::de::DeserializeOwned;
 /// model: `{"kind": .., "name": .., "config": ..}` as JSON.
 pub const MODEL_KEY: &str = "model";
 
-/// A config that builds a model whose whole state is its parameters (no
-/// running statistics or generators), so that the config and the
-/// parameters rebuild it exactly. Implemented by [`MlpConfig`] and the
-/// layer and network configs of this crate.
+/// A config that builds a model whose whole state is in its [`Params`]
+/// store (parameters, and buffers such as running statistics), so that
+/// the config and the store rebuild it exactly. Implemented by
+/// [`MlpConfig`] and the layer and network configs of this crate.
 pub trait ModelConfig: Serialize + DeserializeOwned {
     /// What the config builds.
     type Model;
@@ -62,14 +63,21 @@ model_config!(
     DigitsLstmConfig => DigitsLstm,
 );
 
-impl ModelConfig for LayerNormConfig {
-    type Model = LayerNorm;
-    const KIND: &'static str = "LayerNormConfig";
+/// Configs whose layers start from constants (no generator).
+macro_rules! model_config_without_rng {
+    ($($config:ident => $model:ident),* $(,)?) => {$(
+        impl ModelConfig for $config {
+            type Model = $model;
+            const KIND: &'static str = stringify!($config);
 
-    fn build(&self, params: &mut Params, name: &str, _rng: &mut rand_pcg::Pcg64Mcg) -> Result<LayerNorm> {
-        self.init(params, name)
-    }
+            fn build(&self, params: &mut Params, name: &str, _rng: &mut rand_pcg::Pcg64Mcg) -> Result<$model> {
+                self.init(params, name)
+            }
+        }
+    )*};
 }
+
+model_config_without_rng!(LayerNormConfig => LayerNorm, BatchNorm1dConfig => BatchNorm1d);
 
 /// What [`MODEL_KEY`] holds.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -82,7 +90,7 @@ struct Stored<C> {
 
 impl CheckpointWriter {
     /// The model: `config` (with its kind and the `name` it was built
-    /// under) in the metadata and every parameter of `params`, all that
+    /// under) in the metadata and every parameter and buffer of `params`, all that
     /// [`Checkpoint::rebuild`] needs.
     ///
     /// ```
@@ -91,12 +99,12 @@ impl CheckpointWriter {
     /// # fn main() -> minnow_nn::Result<()> {
     /// let (mut params, mut rng) = (Params::new(), rand_pcg::Pcg64Mcg::seed_from_u64(0));
     /// let config = MlpConfig::new(&[2, 8, 1]);
-    /// let mut model = config.init(&mut params, "mlp", &mut rng)?;
+    /// let model = config.init(&mut params, "mlp", &mut rng)?;
     /// # let dir = std::env::temp_dir().join(format!("minnow-doc-{}", std::process::id()));
     /// # let path = dir.join("mlp.safetensors");
     /// CheckpointWriter::new().model(&config, "mlp", &params).save(&path)?;
     ///
-    /// let (mut rebuilt, loaded): (Mlp, Params) = Checkpoint::load(&path)?.rebuild::<MlpConfig>()?;
+    /// let (rebuilt, loaded): (Mlp, Params) = Checkpoint::load(&path)?.rebuild::<MlpConfig>()?;
     /// let x = [0.5, -1.0];
     /// assert_eq!(rebuilt.predict(&loaded, &[1, 2], &x)?, model.predict(&params, &[1, 2], &x)?);
     /// # std::fs::remove_dir_all(&dir).ok();
@@ -114,8 +122,8 @@ impl Checkpoint {
     /// The model a checkpoint written with [`CheckpointWriter::model`]
     /// holds, rebuilt from its config, and its parameters restored. An
     /// error names what is wrong: no model in the file, a model of another
-    /// kind, a config that does not parse or build, or a parameter missing
-    /// or of another shape.
+    /// kind, a config that does not parse or build, or a parameter or
+    /// buffer missing or of another shape.
     pub fn rebuild<C: ModelConfig>(&self) -> Result<(C::Model, Params)> {
         let bad = |detail: String| NnError::BadState { what: "model", detail };
         let text = self.require_meta(MODEL_KEY)?;

@@ -1,5 +1,5 @@
 use crate::{
-    Linear, LinearConfig, Module, PolicyValueHead, PolicyValueHeadConfig, ResidualBlock, ResidualBlockConfig,
+    Forward, Linear, LinearConfig, Module, PolicyValueHead, PolicyValueHeadConfig, ResidualBlock, ResidualBlockConfig,
     config_error, join,
 };
 use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
@@ -49,9 +49,11 @@ pub struct PolicyValueNet {
     pub head: PolicyValueHead,
 }
 
-impl PolicyValueNet {
+impl Forward for PolicyValueNet {
+    type Output = (Var, Var);
+
     /// x [B, inputs] -> (policy logits [B, policy], value [B, 1] in [-1, 1])
-    pub fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<(Var, Var)> {
+    fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<(Var, Var)> {
         let mut h = self.stem.forward_relu(g, x)?;
         for block in &self.blocks {
             h = block.forward(g, h)?;

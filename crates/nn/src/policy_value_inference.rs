@@ -125,9 +125,9 @@ fn at_least<T: Clone + Default>(v: &mut Vec<T>, len: usize) -> &mut [T] {
 /// weight update allocates nothing; [`PolicyValueInference::forward`]
 /// allocates nothing once it has seen its largest batch.
 ///
-/// The f32 copy's outputs are [`PolicyValueNet::forward`]'s in inference
-/// mode on one thread, bit for bit. In bf16 each Linear's outputs differ
-/// from the f32 forward's by at most (2^-7 + 2^-16 + 2 (k + 1) 2^-24)
+/// The f32 copy's outputs are the net's [`forward`](crate::Forward::forward)'s
+/// on an inference graph on one thread, bit for bit. In bf16 each Linear's
+/// outputs differ from the f32 forward's by at most (2^-7 + 2^-16 + 2 (k + 1) 2^-24)
 /// times the sum of |x_p w_p| over its k inputs plus |b|
 /// (`minnow_kernels::linear_bf16`); LayerNorm rescales that error with the
 /// activations, so the network's outputs keep a relative error of the
@@ -243,8 +243,8 @@ impl PolicyValueInference {
     }
 
     /// x `[B, inputs]` -> policy logits `[B, policy]` and values `[B]` in
-    /// [-1, 1], as [`PolicyValueNet::forward`] computes them in inference
-    /// mode (exactly in f32; up to the Linears' rounding in bf16).
+    /// [-1, 1], as [`forward`](crate::Forward::forward) computes them on an inference graph
+    /// (exactly in f32; up to the Linears' rounding in bf16).
     ///
     /// Panics unless x holds whole rows and the outputs hold as many.
     #[track_caller]

@@ -11,17 +11,16 @@ use minnow_tensor::{Shape, TensorError};
 /// a user's own [`Forward`]): `x` holds the input of shape `dims`
 /// (`[rows, inputs]` for an MLP, `[N, C, H, W]` for a CNN), row-major.
 ///
-/// The outputs are the graph forward's bit for bit. Layers with a training
-/// mode (dropout, batch norm) run in the mode they are in, as in PyTorch:
-/// call [`Module::set_training`](crate::Module::set_training)`(false)`
-/// first to evaluate.
+/// The outputs are the graph forward's bit for bit, in evaluation mode
+/// (dropout passes values through, batch norm reads its running
+/// statistics): an inference graph is not a training one.
 ///
 /// ```
 /// use minnow_nn::{MlpConfig, Params, Predict, Tape};
 /// use rand::SeedableRng;
 /// # fn main() -> minnow_nn::Result<()> {
 /// let (mut params, mut rng) = (Params::new(), rand_pcg::Pcg64Mcg::seed_from_u64(0));
-/// let mut model = MlpConfig::new(&[2, 16, 1]).init(&mut params, "mlp", &mut rng)?;
+/// let model = MlpConfig::new(&[2, 16, 1]).init(&mut params, "mlp", &mut rng)?;
 /// let x = [0.0, 1.0, 1.0, 0.0];
 /// let y = model.predict(&params, &[2, 2], &x)?; // two rows in, two outputs
 /// assert_eq!(y.len(), 2);
@@ -37,7 +36,7 @@ pub trait Predict: Forward<Output = Var> {
     /// The outputs for `x` (shape `dims`) as a new vector. Builds a tape
     /// for the call; [`predict_into`](Self::predict_into) reuses one.
     /// An error if `x` does not fill `dims` or the model refuses the shape.
-    fn predict(&mut self, params: &Params, dims: &[usize], x: &[f32]) -> Result<Vec<f32>> {
+    fn predict(&self, params: &Params, dims: &[usize], x: &[f32]) -> Result<Vec<f32>> {
         let mut tape = Tape::new();
         let mut g = tape.inference(params);
         let input = g.input_ref(dims, x)?;
@@ -50,7 +49,7 @@ pub trait Predict: Forward<Output = Var> {
     /// does not fill `dims`, the model refuses the shape, or `out` is not
     /// as long as the outputs.
     fn predict_into(
-        &mut self,
+        &self,
         tape: &mut Tape,
         params: &Params,
         dims: &[usize],

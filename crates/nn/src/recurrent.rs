@@ -13,7 +13,7 @@
 //! (`Graph::lstm_cell` etc.), plus for the LSTM a slice taking h out of
 //! the state [h | c].
 
-use crate::{Init, Module, config_error, join};
+use crate::{Forward, Init, Module, config_error, join};
 use minnow_autodiff::{Error, Graph, ParamId, Params, RecurrentCell as Cell, Result, Var};
 use minnow_tensor::{Shape, TensorError};
 use rand::Rng;
@@ -176,14 +176,19 @@ macro_rules! recurrent_layer {
                 self.weights.hidden
             }
 
-            /// x [B, T, inputs] -> the last hidden state [B, hidden].
-            pub fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
-                self.weights.unroll(g, x, $cell, false)
-            }
-
-            /// x [B, T, inputs] -> every hidden state [B, T, hidden].
+            /// x [B, T, inputs] -> every hidden state [B, T, hidden]
+            /// (`forward` keeps only the last).
             pub fn forward_sequence(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
                 self.weights.unroll(g, x, $cell, true)
+            }
+        }
+
+        impl Forward for $layer {
+            type Output = Var;
+
+            /// x [B, T, inputs] -> the last hidden state [B, hidden].
+            fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
+                self.weights.unroll(g, x, $cell, false)
             }
         }
 

@@ -1,4 +1,4 @@
-use crate::{LayerNorm, LayerNormConfig, Linear, LinearConfig, Module, join};
+use crate::{Forward, LayerNorm, LayerNormConfig, Linear, LinearConfig, Module, join};
 use minnow_autodiff::{Graph, ParamId, Params, Result, Var};
 use rand::Rng;
 
@@ -38,9 +38,11 @@ pub struct ResidualBlock {
     pub norm2: LayerNorm,
 }
 
-impl ResidualBlock {
+impl Forward for ResidualBlock {
+    type Output = Var;
+
     /// x [B, width] -> ReLU(x + block(x)).
-    pub fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
+    fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
         let h = self.fc1.forward(g, x)?;
         let h = self.norm1.forward_relu(g, h)?;
         let h = self.fc2.forward(g, h)?;

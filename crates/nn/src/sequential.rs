@@ -16,7 +16,7 @@ pub type BoxedLayer = Box<dyn Forward<Output = Var> + Send + Sync>;
 /// use rand::SeedableRng;
 /// # fn main() -> minnow_nn::Result<()> {
 /// let (mut params, mut rng) = (Params::new(), rand_pcg::Pcg64Mcg::seed_from_u64(0));
-/// let mut model = Sequential::new()
+/// let model = Sequential::new()
 ///     .push(LinearConfig::new(2, 8).init(&mut params, "0", &mut rng)?)
 ///     .push(Activation::Tanh)
 ///     .push(LinearConfig::new(8, 1).init(&mut params, "2", &mut rng)?);
@@ -83,18 +83,14 @@ impl<L: Module> Module for Sequential<L> {
     fn visit(&self, f: &mut dyn FnMut(ParamId)) {
         self.layers.iter().for_each(|l| l.visit(f));
     }
-
-    fn set_training(&mut self, training: bool) {
-        self.layers.iter_mut().for_each(|l| l.set_training(training));
-    }
 }
 
 impl<L: Forward<Output = Var>> Forward for Sequential<L> {
     type Output = Var;
 
-    fn forward(&mut self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
+    fn forward(&self, g: &mut Graph<'_>, x: Var) -> Result<Var> {
         let mut h = x;
-        for layer in &mut self.layers {
+        for layer in &self.layers {
             h = layer.forward(g, h)?;
         }
         Ok(h)

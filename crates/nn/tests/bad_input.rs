@@ -1,7 +1,7 @@
 //! User mistakes give errors that say what was expected and found.
 
 use minnow_autodiff::Error;
-use minnow_nn::{LinearConfig, MlpConfig, Params, Tape};
+use minnow_nn::{Forward, LinearConfig, MlpConfig, Params, Tape};
 use rand::SeedableRng;
 
 fn rng() -> rand_pcg::Pcg64Mcg {

@@ -1,6 +1,6 @@
 //! Layer structure: PyTorch layouts, parameter counts and names, heads.
 
-use minnow_nn::{DuelingHeadConfig, Module, Params, PolicyValueNetConfig, Tape};
+use minnow_nn::{DuelingHeadConfig, Forward, Module, Params, PolicyValueNetConfig, Tape};
 use rand::SeedableRng;
 
 #[test]

@@ -1,6 +1,6 @@
 //! The training loop end to end: a seeded MLP fits a nonlinear function.
 
-use minnow_nn::{MlpConfig, Params, Tape};
+use minnow_nn::{Forward, MlpConfig, Params, Tape};
 use minnow_optim::{AdamConfig, Optimizer};
 use rand::{Rng, SeedableRng};
 

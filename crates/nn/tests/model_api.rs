@@ -24,7 +24,7 @@ fn sequential_matches_the_layers_run_by_hand() {
     let fc1 = LinearConfig::new(3, 5).init(&mut params, "0", &mut r).unwrap();
     let norm = LayerNormConfig::new(5).init(&mut params, "1").unwrap();
     let fc2 = LinearConfig::new(5, 2).init(&mut params, "3", &mut r).unwrap();
-    let mut model = Sequential::new().push(fc1).push(norm).push(Activation::Tanh).push(fc2);
+    let model = Sequential::new().push(fc1).push(norm).push(Activation::Tanh).push(fc2);
     assert_eq!((model.len(), model.param_ids().len()), (4, 6));
     let x_data = [0.5, -1.0, 2.0, 0.1, 0.2, -0.3];
     let mut tape = Tape::new();
@@ -61,10 +61,10 @@ impl Module for Layer {
 impl Forward for Layer {
     type Output = minnow_nn::Var;
 
-    fn forward(&mut self, g: &mut minnow_nn::Graph<'_>, x: minnow_nn::Var) -> minnow_autodiff::Result<minnow_nn::Var> {
+    fn forward(&self, g: &mut minnow_nn::Graph<'_>, x: minnow_nn::Var) -> minnow_autodiff::Result<minnow_nn::Var> {
         match self {
             Layer::Linear(l) => l.forward(g, x),
-            Layer::Act(a) => a.apply(g, x),
+            Layer::Act(a) => a.forward(g, x),
         }
     }
 }
@@ -75,11 +75,11 @@ fn training_steps_through_sequential_allocate_nothing() {
     let mut r = rng();
     let fc1 = LinearConfig::new(4, 16).init(&mut params, "0", &mut r).unwrap();
     let fc2 = LinearConfig::new(16, 1).init(&mut params, "2", &mut r).unwrap();
-    let mut boxed = Sequential::new().push(fc1).push(Activation::Relu).push(fc2);
-    let mut enums = Sequential::from_layers(vec![Layer::Linear(fc1), Layer::Act(Activation::Relu), Layer::Linear(fc2)]);
+    let boxed = Sequential::new().push(fc1).push(Activation::Relu).push(fc2);
+    let enums = Sequential::from_layers(vec![Layer::Linear(fc1), Layer::Act(Activation::Relu), Layer::Linear(fc2)]);
     let (x, y) = (vec![0.25f32; 8 * 4], vec![1.0f32; 8]);
     let mut tape = Tape::new();
-    let mut step = |model: &mut dyn Forward<Output = minnow_nn::Var>, params: &mut Params| {
+    let mut step = |model: &dyn Forward<Output = minnow_nn::Var>, params: &mut Params| {
         params.zero_grads();
         let mut g = tape.graph(params);
         let input = g.input_ref(&[8, 4], &x).unwrap();
@@ -87,12 +87,12 @@ fn training_steps_through_sequential_allocate_nothing() {
         let loss = g.mse(out, &y, None).unwrap();
         g.backward(loss).unwrap();
     };
-    step(&mut boxed, &mut params);
-    step(&mut enums, &mut params);
+    step(&boxed, &mut params);
+    step(&enums, &mut params);
     let (_, on_thread, _) = count_allocations(|| {
         for _ in 0..10 {
-            step(&mut boxed, &mut params);
-            step(&mut enums, &mut params);
+            step(&boxed, &mut params);
+            step(&enums, &mut params);
         }
     });
     assert_eq!(on_thread.allocations, 0, "{on_thread:?}");

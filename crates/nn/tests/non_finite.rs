@@ -1,7 +1,7 @@
 //! Non-finite values through a model: NaN propagates as in PyTorch, and
 //! nothing non-finite reaches the weights.
 
-use minnow_nn::{MlpConfig, Params, Tape};
+use minnow_nn::{Forward, MlpConfig, Params, Tape};
 use minnow_optim::{AdamConfig, Optimizer};
 
 use minnow_nn::testing::{bits, inputs, rng};

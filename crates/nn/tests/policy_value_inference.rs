@@ -5,7 +5,7 @@
 
 use minnow_arena::{CountingAlloc, count_allocations};
 use minnow_kernels as k;
-use minnow_nn::{Params, PolicyValueInference, PolicyValueNet, PolicyValueNetConfig, Tape};
+use minnow_nn::{Forward, Params, PolicyValueInference, PolicyValueNet, PolicyValueNetConfig, Tape};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 

@@ -9,7 +9,7 @@ static ALLOC: CountingAlloc = CountingAlloc;
 use minnow_nn::testing::{bits, inputs, rng};
 
 /// The graph forward, built by hand on an inference graph.
-fn by_hand(model: &mut impl Forward<Output = minnow_nn::Var>, params: &Params, dims: &[usize], x: &[f32]) -> Vec<f32> {
+fn by_hand(model: &impl Forward<Output = minnow_nn::Var>, params: &Params, dims: &[usize], x: &[f32]) -> Vec<f32> {
     let mut tape = Tape::new();
     let mut g = tape.inference(params);
     let input = g.input(dims, x).unwrap();
@@ -21,9 +21,9 @@ fn by_hand(model: &mut impl Forward<Output = minnow_nn::Var>, params: &Params, d
 fn predict_is_the_graph_forward_bit_for_bit() {
     let mut params = Params::new();
     let config = MlpConfig { layer_norm: true, ..MlpConfig::new(&[5, 16, 16, 3]) };
-    let mut mlp = config.init(&mut params, "mlp", &mut rng(1)).unwrap();
+    let mlp = config.init(&mut params, "mlp", &mut rng(1)).unwrap();
     let x = inputs(7 * 5, 1);
-    let want = by_hand(&mut mlp, &params, &[7, 5], &x);
+    let want = by_hand(&mlp, &params, &[7, 5], &x);
     assert_eq!(bits(&mlp.predict(&params, &[7, 5], &x).unwrap()), bits(&want));
     let (mut tape, mut out) = (Tape::new(), vec![f32::NAN; 7 * 3]);
     let shape = mlp.predict_into(&mut tape, &params, &[7, 5], &x, &mut out).unwrap();
@@ -34,9 +34,9 @@ fn predict_is_the_graph_forward_bit_for_bit() {
     let conv =
         Conv2dConfig { padding: 1, ..Conv2dConfig::new(2, 3, 3) }.init(&mut params, "conv", &mut rng(2)).unwrap();
     let fc = LinearConfig::new(3 * 4 * 4, 2).init(&mut params, "fc", &mut rng(3)).unwrap();
-    let mut seq = Sequential::new().push(conv).push(Activation::Tanh).push(Flatten).push(fc);
+    let seq = Sequential::new().push(conv).push(Activation::Tanh).push(Flatten).push(fc);
     let x = inputs(3 * 2 * 4 * 4, 2);
-    let want = by_hand(&mut seq, &params, &[3, 2, 4, 4], &x);
+    let want = by_hand(&seq, &params, &[3, 2, 4, 4], &x);
     assert_eq!(bits(&seq.predict(&params, &[3, 2, 4, 4], &x).unwrap()), bits(&want));
 }
 
@@ -51,7 +51,7 @@ impl minnow_nn::Module for Flatten {
 impl Forward for Flatten {
     type Output = minnow_nn::Var;
 
-    fn forward(&mut self, g: &mut minnow_nn::Graph<'_>, x: minnow_nn::Var) -> minnow_autodiff::Result<minnow_nn::Var> {
+    fn forward(&self, g: &mut minnow_nn::Graph<'_>, x: minnow_nn::Var) -> minnow_autodiff::Result<minnow_nn::Var> {
         let dims = g.shape(x);
         let n = dims.dims()[0];
         g.reshape(x, &[n, dims.numel() / n])
@@ -61,7 +61,7 @@ impl Forward for Flatten {
 #[test]
 fn predict_into_refuses_wrong_lengths_and_allocates_nothing_once_warm() {
     let mut params = Params::new();
-    let mut mlp = MlpConfig::new(&[4, 8, 2]).init(&mut params, "mlp", &mut rng(4)).unwrap();
+    let mlp = MlpConfig::new(&[4, 8, 2]).init(&mut params, "mlp", &mut rng(4)).unwrap();
     let x = inputs(3 * 4, 3);
     let mut tape = Tape::new();
     let mut out = vec![0.5; 5];

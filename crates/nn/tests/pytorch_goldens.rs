@@ -11,7 +11,7 @@
 //! leaves a margin of over 30 while a wrong index, gate order or missing
 //! term moves values by percents.
 
-use minnow_nn::{Checkpoint, Conv2dConfig, LstmConfig, Params, Tape};
+use minnow_nn::{Checkpoint, Conv2dConfig, Forward, LstmConfig, Params, Tape};
 use rand::SeedableRng;
 
 /// Allowed difference, relative to the largest magnitude of a tensor.

@@ -3,8 +3,8 @@
 
 use minnow_nn::testing::ScratchDir;
 use minnow_nn::{
-    Activation, Checkpoint, CheckpointWriter, Conv2dConfig, DigitsCnnConfig, Init, LayerNormConfig, LinearConfig, Mlp,
-    MlpConfig, NnError, Params, Predict, Tape,
+    Activation, Checkpoint, CheckpointWriter, Conv2dConfig, DigitsCnnConfig, Forward, Init, LayerNormConfig,
+    LinearConfig, Mlp, MlpConfig, NnError, Params, Predict, Tape,
 };
 use minnow_optim::{AdamConfig, Optimizer};
 
@@ -41,12 +41,12 @@ fn a_trained_mlp_saved_then_rebuilt_predicts_identically() {
         weight_init: Init::XavierUniform,
         ..MlpConfig::new(&[2, 12, 12, 1])
     };
-    let (mut model, params) = trained(&config);
+    let (model, params) = trained(&config);
     let path = dir.join("regressor.safetensors");
     CheckpointWriter::new().model(&config, "regressor", &params).meta("step", "50").save(&path).unwrap();
 
     let checkpoint = Checkpoint::load(&path).unwrap();
-    let (mut rebuilt, loaded) = checkpoint.rebuild::<MlpConfig>().unwrap();
+    let (rebuilt, loaded) = checkpoint.rebuild::<MlpConfig>().unwrap();
     assert_eq!(rebuilt, model);
     assert_eq!(loaded.values(), params.values());
     let x = inputs(9 * 2, 6);

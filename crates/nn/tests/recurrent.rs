@@ -4,7 +4,7 @@
 
 use minnow_autodiff::Result;
 use minnow_autodiff::gradcheck::check_gradients;
-use minnow_nn::{Graph, GruConfig, LstmConfig, Module, Params, RecurrentWeights, RnnConfig, Tape, Var};
+use minnow_nn::{Forward, Graph, GruConfig, LstmConfig, Module, Params, RecurrentWeights, RnnConfig, Tape, Var};
 use rand::SeedableRng;
 
 const BATCH: usize = 2;

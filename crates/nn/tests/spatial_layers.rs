@@ -1,11 +1,11 @@
-//! Conv2d, MaxPool2d, BatchNorm1d, Dropout and Embedding layers: train vs
-//! eval behaviour, PyTorch's running-statistics update, buffers in
-//! checkpoints, seeded dropout state, and config errors.
+//! Conv2d, MaxPool2d, BatchNorm1d, Dropout and Embedding layers: training
+//! and inference graphs, PyTorch's running-statistics update, buffers in
+//! checkpoints, dropout masks from the graph's seed, and config errors.
 
 use minnow_autodiff::Error;
 use minnow_nn::{
     Activation, BatchNorm1dConfig, CheckpointWriter, Conv2dConfig, DigitsCnnConfig, DropoutConfig, EmbeddingConfig,
-    MaxPool2d, Module, NnError, Params, Tape,
+    Forward, MaxPool2d, Module, NnError, Params, Tape,
 };
 use rand::SeedableRng;
 
@@ -34,8 +34,7 @@ fn batch_norm_updates_running_statistics_like_pytorch() {
     // running_mean = 0.9 * 0 + 0.1 * mean = [0.25, 2.5];
     // running_var = 0.9 * 1 + 0.1 * unbiased = [1.0666667, 17.566667].
     let mut params = Params::new();
-    let mut bn = BatchNorm1dConfig::new(2).init(&mut params, "bn").unwrap();
-    assert!(bn.is_training());
+    let bn = BatchNorm1dConfig::new(2).init(&mut params, "bn").unwrap();
     let x = [1.0f32, 10.0, 2.0, 20.0, 3.0, 30.0, 4.0, 40.0];
     let mut tape = Tape::new();
     let y = {
@@ -44,8 +43,9 @@ fn batch_norm_updates_running_statistics_like_pytorch() {
         let y = bn.forward(&mut g, xv).unwrap();
         g.value(y).to_vec()
     };
-    assert!(close(bn.running_mean(), &[0.25, 2.5], 1e-6), "{:?}", bn.running_mean());
-    assert!(close(bn.running_var(), &[1.0666667, 17.566667], 1e-5), "{:?}", bn.running_var());
+    let (mean, var) = (params.buffer(bn.running_mean), params.buffer(bn.running_var));
+    assert!(close(mean, &[0.25, 2.5], 1e-6), "{mean:?}");
+    assert!(close(var, &[1.0666667, 17.566667], 1e-5), "{var:?}");
     // Training output: the batch normalised with its own biased variance.
     let s0 = 1.0 / (1.25f32 + 1e-5).sqrt();
     let s1 = 1.0 / (125.0f32 + 1e-5).sqrt();
@@ -58,87 +58,94 @@ fn batch_norm_updates_running_statistics_like_pytorch() {
         let xv = g.input(&[4, 2], &x).unwrap();
         bn.forward(&mut g, xv).unwrap();
     }
-    assert!(close(bn.running_mean(), &[0.475, 4.75], 1e-6), "{:?}", bn.running_mean());
+    let mean = params.buffer(bn.running_mean);
+    assert!(close(mean, &[0.475, 4.75], 1e-6), "{mean:?}");
 
-    // Evaluation: the running statistics normalise and stay put.
-    bn.set_training(false);
-    let before = (bn.running_mean().to_vec(), bn.running_var().to_vec());
+    // An inference graph evaluates: the running statistics normalise and
+    // stay put, even for a batch of one.
+    let before = params.clone();
     let mut g = tape.inference(&params);
     let xv = g.input(&[1, 2], &[1.0, 10.0]).unwrap();
     let y = bn.forward(&mut g, xv).unwrap();
-    let (m, v) = (bn.running_mean(), bn.running_var());
+    let (m, v) = (params.buffer(bn.running_mean), params.buffer(bn.running_var));
     let want = [(1.0 - m[0]) / (v[0] + 1e-5).sqrt(), (10.0 - m[1]) / (v[1] + 1e-5).sqrt()];
     assert!(close(g.value(y), &want, 1e-6));
-    assert_eq!((bn.running_mean().to_vec(), bn.running_var().to_vec()), before);
+    assert_eq!(params, before);
 }
 
 #[test]
 fn batch_norm_buffers_round_trip_through_a_checkpoint() {
     let mut params = Params::new();
-    let mut bn = BatchNorm1dConfig::new(3).init(&mut params, "net.bn").unwrap();
-    bn.load_buffer("net.bn.running_mean", &[1.0, 2.0, 3.0]).unwrap();
-    bn.load_buffer("net.bn.running_var", &[4.0, 5.0, 6.0]).unwrap();
-    let names: Vec<&str> = bn.buffers().iter().map(|(n, _)| *n).collect();
+    let config = BatchNorm1dConfig::new(3);
+    let bn = config.init(&mut params, "net.bn").unwrap();
+    params.buffer_mut(bn.running_mean).copy_from_slice(&[1.0, 2.0, 3.0]);
+    params.buffer_mut(bn.running_var).copy_from_slice(&[4.0, 5.0, 6.0]);
+    assert_eq!(bn.param_ids().len(), 2, "buffers are not parameters");
+    let names: Vec<&str> = params.buffer_ids().map(|id| params.buffer_name(id)).collect();
     assert_eq!(names, ["net.bn.running_mean", "net.bn.running_var"]);
-    assert!(bn.load_buffer("net.bn.running_mean", &[1.0]).is_err());
-    assert!(bn.load_buffer("other", &[1.0, 2.0, 3.0]).is_err());
 
     let dir = std::env::temp_dir().join(format!("minnow-bn-{}", std::process::id()));
     let path = dir.join("bn.safetensors");
-    let mut writer = CheckpointWriter::new().params(&params);
-    for (name, values) in bn.buffers() {
-        writer = writer.tensor(name, &[values.len()], values);
-    }
-    writer.save(&path).unwrap();
+    CheckpointWriter::new().model(&config, "net.bn", &params).save(&path).unwrap();
     let checkpoint = minnow_nn::Checkpoint::load(&path).unwrap();
+    assert_eq!(checkpoint.tensor("net.bn.running_var"), Some(&[4.0, 5.0, 6.0][..]));
     let mut fresh_params = Params::new();
-    let mut fresh = BatchNorm1dConfig::new(3).init(&mut fresh_params, "net.bn").unwrap();
+    let fresh = config.init(&mut fresh_params, "net.bn").unwrap();
     checkpoint.restore_params(&mut fresh_params).unwrap();
-    fresh.restore_buffers(&checkpoint).unwrap();
-    assert_eq!(fresh.running_mean(), &[1.0, 2.0, 3.0]);
-    assert_eq!(fresh.running_var(), &[4.0, 5.0, 6.0]);
-    let mut other = BatchNorm1dConfig::new(3).init(&mut Params::new(), "elsewhere").unwrap();
-    assert!(matches!(other.restore_buffers(&checkpoint), Err(NnError::MissingTensor { .. })));
+    assert_eq!(fresh_params.buffer(fresh.running_mean), &[1.0, 2.0, 3.0]);
+    assert_eq!(fresh_params, params);
+    let (rebuilt, loaded) = checkpoint.rebuild::<BatchNorm1dConfig>().unwrap();
+    assert_eq!((rebuilt, &loaded), (bn, &params));
+    let mut other = Params::new();
+    config.init(&mut other, "elsewhere").unwrap();
+    assert!(matches!(checkpoint.restore_params(&mut other), Err(NnError::MissingTensor { .. })));
     std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn dropout_drops_in_training_and_is_the_identity_in_eval() {
-    let mut drop = DropoutConfig::new(0.5, 3).init().unwrap();
-    let params = Params::new();
+    let dropout = DropoutConfig::new(0.5).init().unwrap();
+    let mut params = Params::new();
     let mut tape = Tape::new();
-    let mut g = tape.inference(&params);
+    let mut g = tape.graph(&mut params);
+    g.set_seed(3);
     let x = g.input(&[50, 40], &[1.0; 2000]).unwrap();
-    let a = drop.forward(&mut g, x).unwrap();
-    let b = drop.forward(&mut g, x).unwrap();
+    let a = dropout.forward(&mut g, x).unwrap();
+    let b = dropout.forward(&mut g, x).unwrap();
     let zeros = g.value(a).iter().filter(|&&v| v == 0.0).count();
     assert!((900..1100).contains(&zeros), "{zeros} of 2000 dropped at p = 0.5");
     assert!(g.value(a).iter().all(|&v| v == 0.0 || v == 2.0));
     assert_ne!(g.value(a), g.value(b), "each call draws a new mask");
-    drop.set_training(false);
-    assert_eq!(drop.forward(&mut g, x).unwrap(), x);
+
+    // An inference graph passes values through and needs no seed.
+    let mut g = tape.inference(&params);
+    let x = g.input(&[2, 2], &[1.0; 4]).unwrap();
+    assert_eq!(dropout.forward(&mut g, x).unwrap(), x);
+
+    // An unseeded training graph refuses, rather than repeat its masks.
+    let mut g = tape.graph(&mut params);
+    let x = g.input(&[2, 2], &[1.0; 4]).unwrap();
+    let message = config_message(dropout.forward(&mut g, x).unwrap_err());
+    assert!(message.contains("Graph::set_seed"), "{message}");
 }
 
 #[test]
-fn dropout_state_resumes_the_same_masks() {
-    let mut drop = DropoutConfig::new(0.3, 11).init().unwrap();
-    let params = Params::new();
-    let mut tape = Tape::new();
-    let mut g = tape.inference(&params);
-    let x = g.input(&[8, 8], &[1.0; 64]).unwrap();
-    drop.forward(&mut g, x).unwrap();
-    let mut resumed = minnow_nn::Dropout::from_json(&drop.to_json()).unwrap();
-    assert_eq!(resumed, drop);
-    let a = drop.forward(&mut g, x).unwrap();
-    let b = resumed.forward(&mut g, x).unwrap();
-    assert_eq!(g.value(a), g.value(b));
-    // Two layers built from the same config agree; another seed differs.
-    let (mut c, mut d) = (DropoutConfig::new(0.3, 11).init().unwrap(), DropoutConfig::new(0.3, 12).init().unwrap());
-    let mut e = DropoutConfig::new(0.3, 11).init().unwrap();
-    let (cv, dv, ev) = (c.forward(&mut g, x).unwrap(), d.forward(&mut g, x).unwrap(), e.forward(&mut g, x).unwrap());
-    assert_eq!(g.value(cv), g.value(ev));
-    assert_ne!(g.value(cv), g.value(dv));
-    assert!(minnow_nn::Dropout::from_json("{").is_err());
+fn dropout_masks_replay_from_the_graph_seed() {
+    let (first, second) = (DropoutConfig::new(0.3).init().unwrap(), DropoutConfig::new(0.3).init().unwrap());
+    let masks = |seed: u64| {
+        let (mut params, mut tape) = (Params::new(), Tape::new());
+        let mut g = tape.graph(&mut params);
+        g.set_seed(seed);
+        let x = g.input(&[8, 8], &[1.0; 64]).unwrap();
+        [first, second].map(|layer| {
+            let y = layer.forward(&mut g, x).unwrap();
+            g.value(y).to_vec()
+        })
+    };
+    let [a, b] = masks(11);
+    assert_eq!(masks(11), [a.clone(), b.clone()], "a step replays from its seed");
+    assert_ne!(a, b, "two layers of one step draw different masks");
+    assert_ne!(masks(12)[0], a, "another step, other masks");
 }
 
 #[test]
@@ -146,10 +153,10 @@ fn config_errors_name_the_layer_and_the_value() {
     let mut params = Params::new();
     let mut r = rng();
     for (p, shown) in [(-0.1f32, "-0.1"), (1.0, "1"), (f32::NAN, "NaN")] {
-        let message = config_message(DropoutConfig::new(p, 0).init().unwrap_err());
+        let message = config_message(DropoutConfig::new(p).init().unwrap_err());
         assert_eq!(message, format!("Dropout: p must be in [0, 1), found {shown}"));
     }
-    assert!(DropoutConfig::new(0.0, 0).init().is_ok());
+    assert!(DropoutConfig::new(0.0).init().is_ok());
 
     let message = config_message(Conv2dConfig::new(0, 4, 3).init(&mut params, "c", &mut r).unwrap_err());
     assert_eq!(message, "c: Conv2d needs in_channels and out_channels > 0, found 0 and 4");
@@ -227,6 +234,6 @@ fn gelu_is_an_activation() {
     let mut tape = Tape::new();
     let mut g = tape.inference(&params);
     let x = g.input(&[3], &[-1.0, 0.0, 1.0]).unwrap();
-    let y = Activation::Gelu.apply(&mut g, x).unwrap();
+    let y = Activation::Gelu.forward(&mut g, x).unwrap();
     assert!(close(g.value(y), &[-0.15865526, 0.0, 0.8413447], 1e-6), "{:?}", g.value(y));
 }

@@ -8,7 +8,7 @@
 //! `cargo run --release -p minnow-rl --example errors_compose`
 
 use minnow_autodiff::{Params, Tape};
-use minnow_nn::{Checkpoint, CheckpointWriter};
+use minnow_nn::{Checkpoint, CheckpointWriter, Forward};
 use minnow_optim::{AdamConfig, Optimizer};
 use minnow_rl::dqn::QNetwork;
 use minnow_rl::{ReplayConfig, RlError, Transition};

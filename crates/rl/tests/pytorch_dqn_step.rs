@@ -14,7 +14,7 @@
 //! bound.
 
 use minnow_autodiff::{Params, Tape};
-use minnow_nn::Checkpoint;
+use minnow_nn::{Checkpoint, Forward};
 use minnow_optim::{AdamConfig, Optimizer};
 use minnow_rl::dqn::QNetwork;
 use rand::SeedableRng;

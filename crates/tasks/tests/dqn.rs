@@ -3,6 +3,7 @@
 //! resume exactly.
 
 use minnow_envs::{CartPole, CartPoleConfig, Cube2, Cube2Config, Env};
+use minnow_nn::Forward;
 use minnow_optim::{AdamConfig, ScheduleConfig};
 use minnow_rl::dqn::eval::play_greedy;
 use minnow_rl::dqn::{CurriculumConfig, DqnConfig, DqnLearner, DqnRun, EnvModel, MemoryConfig, QNetworkConfig};

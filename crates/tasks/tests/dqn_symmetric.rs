@@ -4,6 +4,7 @@
 use minnow_envs::cube2::SYMMETRY_COUNT;
 use minnow_envs::game2048::BOARD_SYMMETRY_COUNT;
 use minnow_envs::{CartPole, CartPoleConfig, Cube2, Cube2Config, CubeState, Env, Game2048, Game2048Config};
+use minnow_nn::Forward;
 use minnow_rl::RlError;
 use minnow_rl::dqn::{AfterstateModel, DqnConfig, DqnLearner, DqnRun, QNetworkConfig, Symmetries};
 use minnow_tasks::{CartPoleDqn, CubeDqn, Game2048Dqn};

@@ -56,7 +56,7 @@ impl Case {
     pub fn check(mut self, name: &str, f: impl Fn(&mut Graph<'_>) -> Result<Var>) {
         let mut probe = Tape::new();
         let numel = {
-            let mut g = probe.inference(&self.params);
+            let mut g = probe.graph(&mut self.params);
             let y = f(&mut g).unwrap();
             g.shape(y).numel()
         };

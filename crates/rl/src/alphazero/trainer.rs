@@ -6,7 +6,7 @@ use super::{NetworkConfig, PositionReplay, TrainingConfig};
 use crate::{Result, RlError};
 use minnow_autodiff::{Params, Tape};
 use minnow_envs::Game;
-use minnow_nn::{PolicyValueNet, PolicyValueNetConfig};
+use minnow_nn::{Forward, PolicyValueNet, PolicyValueNetConfig};
 use minnow_optim::{Adam, AdamConfig, Decay, Optimizer, Schedule, ScheduleConfig};
 use rand::Rng;
 

@@ -4,6 +4,7 @@
 use super::{AfterstateModel, QNetwork};
 use crate::Result;
 use minnow_autodiff::{Params, Tape};
+use minnow_nn::Forward;
 
 /// Row `r * actions + a` is where action `a` leads from state `r` before
 /// chance; `q` holds its reward (scaled) plus the network's value of it.

@@ -10,6 +10,7 @@ use super::symmetric::SymmetricViews;
 use super::{DqnConfig, DqnEnv, Memory, QNetwork, QNetworkConfig, TargetUpdate};
 use crate::{Batch, Check, ReplayConfig, Result, RlError};
 use minnow_autodiff::{Params, Tape};
+use minnow_nn::Forward;
 use minnow_optim::{Adam, Optimizer, Schedule, clip_grad_norm};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;

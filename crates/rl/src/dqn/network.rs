@@ -2,7 +2,7 @@
 //! a plain or dueling head, plus batched greedy action selection.
 
 use minnow_autodiff::{Graph, ParamId, Params, Tape, Var};
-use minnow_nn::{DuelingHead, DuelingHeadConfig, Linear, LinearConfig, Mlp, MlpConfig, Module};
+use minnow_nn::{DuelingHead, DuelingHeadConfig, Forward, Linear, LinearConfig, Mlp, MlpConfig, Module};
 use rand::Rng;
 
 /// The Q network's settings: hidden widths (ReLU after each), LayerNorm
@@ -87,15 +87,6 @@ impl QNetwork {
         self.actions
     }
 
-    /// Q values `[batch, actions]` for observations `x` `[batch, inputs]`.
-    pub fn forward(&self, g: &mut Graph<'_>, x: Var) -> minnow_autodiff::Result<Var> {
-        let h = self.trunk.forward(g, x)?;
-        match &self.head {
-            Head::Plain(linear) => linear.forward(g, h),
-            Head::Dueling(head) => head.forward(g, h),
-        }
-    }
-
     /// For each of the `masks.len()` rows of `obs`, the legal action (bit
     /// set in its mask) with the highest Q, into `out`; ties go to the
     /// lowest action, a row with no legal action gets 0.
@@ -116,6 +107,19 @@ impl QNetwork {
             *action = masked_argmax(&q[r * self.actions..(r + 1) * self.actions], mask).map_or(0, |(a, _)| a as u32);
         }
         Ok(())
+    }
+}
+
+impl Forward for QNetwork {
+    type Output = Var;
+
+    /// Q values `[batch, actions]` for observations `x` `[batch, inputs]`.
+    fn forward(&self, g: &mut Graph<'_>, x: Var) -> minnow_autodiff::Result<Var> {
+        let h = self.trunk.forward(g, x)?;
+        match &self.head {
+            Head::Plain(linear) => linear.forward(g, h),
+            Head::Dueling(head) => head.forward(g, h),
+        }
     }
 }
 

@@ -8,6 +8,7 @@ use super::env::symmetries_of;
 use super::{DqnEnv, QNetwork, masked_argmax};
 use crate::Result;
 use minnow_autodiff::{Params, Tape};
+use minnow_nn::Forward;
 
 /// Row `r * views + k` is view `k` of state `r`. Buffers grow to the most
 /// rows seen, so the steady state allocates nothing.

@@ -4,7 +4,9 @@
 use super::{Heuristic, Puzzle};
 use crate::{Check, Result};
 use minnow_autodiff::{Graph, ParamId, Params, Tape, Var};
-use minnow_nn::{LayerNorm, LayerNormConfig, Linear, LinearConfig, Module, ResidualBlock, ResidualBlockConfig};
+use minnow_nn::{
+    Forward, LayerNorm, LayerNormConfig, Linear, LinearConfig, Module, ResidualBlock, ResidualBlockConfig,
+};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
@@ -64,18 +66,6 @@ impl CostToGo {
         self.inputs
     }
 
-    /// `x [B, inputs] -> J [B, 1]`.
-    pub fn forward(&self, g: &mut Graph<'_>, x: Var) -> minnow_autodiff::Result<Var> {
-        let h = self.stem.forward(g, x)?;
-        let h = self.stem_norm.forward_relu(g, h)?;
-        let h = self.trunk.forward(g, h)?;
-        let mut h = self.trunk_norm.forward_relu(g, h)?;
-        for block in &self.blocks {
-            h = block.forward(g, h)?;
-        }
-        self.head.forward(g, h)
-    }
-
     /// `out[r] = J(obs row r)` under `params`, without recording.
     pub fn evaluate(&self, tape: &mut Tape, params: &Params, obs: &[f32], out: &mut [f32]) -> Result<()> {
         let rows = out.len();
@@ -84,6 +74,22 @@ impl CostToGo {
         let j = self.forward(&mut g, x)?;
         out.copy_from_slice(g.value(j));
         Ok(())
+    }
+}
+
+impl Forward for CostToGo {
+    type Output = Var;
+
+    /// `x [B, inputs] -> J [B, 1]`.
+    fn forward(&self, g: &mut Graph<'_>, x: Var) -> minnow_autodiff::Result<Var> {
+        let h = self.stem.forward(g, x)?;
+        let h = self.stem_norm.forward_relu(g, h)?;
+        let h = self.trunk.forward(g, h)?;
+        let mut h = self.trunk_norm.forward_relu(g, h)?;
+        for block in &self.blocks {
+            h = block.forward(g, h)?;
+        }
+        self.head.forward(g, h)
     }
 }
 

@@ -8,6 +8,7 @@
 use super::{CostToGo, CostToGoConfig, LearnedHeuristic, Puzzle};
 use crate::{Check, Result, RlError};
 use minnow_autodiff::{Params, Tape};
+use minnow_nn::Forward;
 use minnow_optim::{Adam, AdamConfig, Optimizer};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;

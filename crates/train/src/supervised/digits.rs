@@ -184,7 +184,7 @@ impl Module for DigitsNetwork {
 impl Forward for DigitsNetwork {
     type Output = Var;
 
-    fn forward(&mut self, g: &mut Graph<'_>, x: Var) -> minnow_autodiff::Result<Var> {
+    fn forward(&self, g: &mut Graph<'_>, x: Var) -> minnow_autodiff::Result<Var> {
         match self {
             DigitsNetwork::Mlp(mlp) => Forward::forward(mlp, g, x),
             DigitsNetwork::Cnn(cnn) => Forward::forward(cnn, g, x),

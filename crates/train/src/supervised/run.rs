@@ -31,7 +31,8 @@ pub struct SupervisedConfig {
     pub eval_every: u64,
     /// Steps between checkpoints.
     pub checkpoint_every: u64,
-    /// Seeds the batch order.
+    /// Seeds the batch order, and each step's graph (`shuffle_seed + step`)
+    /// for a model's dropout masks.
     pub shuffle_seed: u64,
 }
 
@@ -200,6 +201,8 @@ impl<M: Forward<Output = Var>, D: Objective> Supervised<M, D> {
         self.params.zero_grads();
         let loss = {
             let mut g = self.tape.graph(&mut self.params);
+            // A function of the step, so a resumed run draws the same masks.
+            g.set_seed(self.config.shuffle_seed.wrapping_add(self.step));
             let x = g.input(&[rows.len(), width], &self.x[rows.start * width..rows.end * width])?;
             let prediction = self.model.forward(&mut g, x)?;
             let loss = D::loss(&mut g, prediction, &self.y[rows.start * targets..rows.end * targets])?;

@@ -2,11 +2,12 @@
 //! `batch_norm`, BatchNorm1d without a length axis):
 //! y = (x - mean) rstd gamma + beta, rstd = 1 / √(var + eps), per channel.
 //!
-//! Training: mean and the biased variance are the batch's; the caller's
-//! running statistics move towards them by running += momentum (batch -
-//! running), using the unbiased variance (B / (B - 1)) for running_var,
-//! as PyTorch does. Evaluation: mean and var are the running statistics,
-//! which are read only.
+//! Training: mean and the biased variance are the batch's; the running
+//! statistics (buffers of the store, so a training graph writes them)
+//! move towards them by running += momentum (batch - running), using the
+//! unbiased variance (B / (B - 1)) for running_var, as PyTorch does.
+//! Evaluation: mean and var are the running statistics, which are read
+//! only.
 //!
 //! Both save mean and rstd [2C]. With x̂ = (x - mean) rstd:
 //! dβ += Σ_b dy; dγ += Σ_b dy x̂; dx += γ rstd dy in evaluation, and in
@@ -15,22 +16,24 @@
 
 use super::Kind;
 use crate::ops::{OpKind, check};
-use crate::tape::{Graph, IndexBlock, Op};
-use crate::{Error, Result, Var};
+use crate::tape::{Block, Graph, IndexBlock, Op, ParamAccess};
+use crate::{BufferId, Error, Result, Var};
 use minnow_tensor::Shape;
 
 impl Graph<'_> {
     /// Batch normalisation of x [B, C] with weight (gamma) and bias (beta)
-    /// `[C]`, in PyTorch's argument order. `training` normalises with the
-    /// batch's statistics and updates `running_mean` / `running_var` in
-    /// place with `momentum` (PyTorch's default 0.1); otherwise the running
-    /// statistics normalise and are left alone. eps: PyTorch's default is
+    /// `[C]`, in PyTorch's argument order; the running statistics are
+    /// buffers `[C]` of the graph's store. `training` normalises with the
+    /// batch's statistics and moves the running ones towards them with
+    /// `momentum` (PyTorch's default 0.1), which only a training graph
+    /// ([`Tape::graph`](crate::Tape::graph)) may do; otherwise the running
+    /// statistics normalise and are only read. eps: PyTorch's default is
     /// 1e-5.
     pub fn batch_norm(
         &mut self,
         x: Var,
-        running_mean: &mut [f32],
-        running_var: &mut [f32],
+        running_mean: BufferId,
+        running_var: BufferId,
         weight: Var,
         bias: Var,
         training: bool,
@@ -44,11 +47,10 @@ impl Graph<'_> {
         if cols == 0 {
             return Err(Error::Config(format!("{OP}: x has no channels")));
         }
-        if running_mean.len() != cols || running_var.len() != cols {
+        let (mean_len, var_len) = (self.params().buffer(running_mean).len(), self.params().buffer(running_var).len());
+        if mean_len != cols || var_len != cols {
             return Err(Error::Config(format!(
-                "{OP}: running statistics of {} and {} values for {cols} channels",
-                running_mean.len(),
-                running_var.len()
+                "{OP}: running statistics of {mean_len} and {var_len} values for {cols} channels"
             )));
         }
         if !(eps > 0.0 && eps.is_finite() && (0.0..=1.0).contains(&momentum)) {
@@ -61,25 +63,30 @@ impl Graph<'_> {
                 "{OP}: training needs more than one value per channel, found a batch of {rows}"
             )));
         }
+        if training && !self.is_training() {
+            return Err(Error::Config(format!(
+                "{OP}: training updates the running statistics, which an inference graph cannot write"
+            )));
+        }
         let y = self.output(self.shape(x), &[x, weight, bias]);
         let saved = self.scratch(2 * cols);
+        if training {
+            let ([xv], [sv]) = self.split([self.val(x)], [self.blk(saved)]);
+            let (mean, var) = sv.split_at_mut(cols);
+            batch_statistics(xv, cols, mean, var);
+            self.update_running(saved, running_mean, running_var, rows, momentum);
+        } else {
+            let (data, store) = (&mut self.tape.data, self.params.store());
+            let (mean, var) = data.get_mut(saved.range()).split_at_mut(cols);
+            mean.copy_from_slice(store.buffer(running_mean));
+            var.copy_from_slice(store.buffer(running_var));
+        }
         let ([xv, gv, bv], [yv, sv]) =
             self.split([self.val(x), self.val(weight), self.val(bias)], [self.val(y), self.blk(saved)]);
         let (mean, rstd) = sv.split_at_mut(cols);
-        if training {
-            batch_statistics(xv, cols, mean, rstd);
-            let unbiased = rows as f32 / (rows - 1) as f32;
-            for j in 0..cols {
-                let var = rstd[j];
-                running_mean[j] += momentum * (mean[j] - running_mean[j]);
-                running_var[j] += momentum * (var * unbiased - running_var[j]);
-                rstd[j] = 1.0 / (var + eps).sqrt();
-            }
-        } else {
-            mean.copy_from_slice(running_mean);
-            for (r, &v) in rstd.iter_mut().zip(running_var.iter()) {
-                *r = 1.0 / (v + eps).sqrt();
-            }
+        // The variance becomes the reciprocal standard deviation in place.
+        for r in rstd.iter_mut() {
+            *r = 1.0 / (*r + eps).sqrt();
         }
         for (y_row, x_row) in yv.chunks_exact_mut(cols).zip(xv.chunks_exact(cols)) {
             for j in 0..cols {
@@ -89,6 +96,30 @@ impl Graph<'_> {
         let kind = if training { Kind::BatchNorm } else { Kind::BatchNormEval };
         self.record(OpKind::Spatial(kind), &[x, weight, bias], y, saved, IndexBlock::EMPTY, eps);
         Ok(y)
+    }
+
+    /// running += momentum (batch - running), with the batch's mean and
+    /// unbiased variance (its biased one, in `stats`, times B / (B - 1)).
+    fn update_running(
+        &mut self,
+        stats: Block,
+        running_mean: BufferId,
+        running_var: BufferId,
+        rows: usize,
+        momentum: f32,
+    ) {
+        let ParamAccess::Train(store) = &mut self.params else {
+            unreachable!("batch_norm checks for a training graph first")
+        };
+        let stats = self.tape.data.get(stats.range());
+        let (mean, var) = stats.split_at(stats.len() / 2);
+        for (r, &m) in store.buffer_mut(running_mean).iter_mut().zip(mean) {
+            *r += momentum * (m - *r);
+        }
+        let unbiased = rows as f32 / (rows - 1) as f32;
+        for (r, &v) in store.buffer_mut(running_var).iter_mut().zip(var) {
+            *r += momentum * (v * unbiased - *r);
+        }
     }
 }
 
