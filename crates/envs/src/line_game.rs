@@ -39,8 +39,7 @@ impl<B: Copy + BitOr<Output = B> + BitOrAssign> Stones<B> {
 
     /// The stones of the player to move, then the opponent's.
     pub fn movers_view(&self) -> [B; 2] {
-        let mover = self.to_move as usize;
-        [self.by_player[mover], self.by_player[1 - mover]]
+        [self.by_player[self.mover()], self.by_player[1 - self.mover()]]
     }
 
     /// Every cell holding a stone.
@@ -49,7 +48,7 @@ impl<B: Copy + BitOr<Output = B> + BitOrAssign> Stones<B> {
     }
 
     /// The player to move (whether or not the game is over).
-    pub fn to_move(&self) -> usize {
+    pub fn mover(&self) -> usize {
         self.to_move as usize
     }
 
@@ -61,7 +60,7 @@ impl<B: Copy + BitOr<Output = B> + BitOrAssign> Stones<B> {
     /// Adds `stone` to the mover's stones, makes them the winner if
     /// `completes_line` says they now hold a line, and passes the turn.
     pub fn place(&mut self, stone: B, completes_line: impl Fn(B) -> bool) {
-        let mover = self.to_move as usize;
+        let mover = self.mover();
         self.by_player[mover] |= stone;
         if completes_line(self.by_player[mover]) {
             self.winner = mover as u8;

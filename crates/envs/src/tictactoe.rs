@@ -85,7 +85,7 @@ impl Game for TicTacToe {
     }
 
     fn turn(&self) -> Turn {
-        if self.is_over() { Turn::Over } else { Turn::Player(self.marks.to_move()) }
+        if self.is_over() { Turn::Over } else { Turn::Player(self.marks.mover()) }
     }
 
     #[track_caller]

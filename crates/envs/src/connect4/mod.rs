@@ -137,7 +137,7 @@ impl Game for ConnectFour {
     }
 
     fn turn(&self) -> Turn {
-        if self.is_over() { Turn::Over } else { Turn::Player(self.stones.to_move()) }
+        if self.is_over() { Turn::Over } else { Turn::Player(self.stones.mover()) }
     }
 
     #[track_caller]
