@@ -20,7 +20,8 @@ const FULL: u16 = 0o777;
 /// A tic-tac-toe position: two 9-bit masks and the player to move.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct TicTacToe {
-    /// Cells marked by player 0 (X) and player 1 (O).
+    /// Cells marked by player 0 (X) and player 1 (O), whose turn it is
+    /// and who has won.
     marks: Stones<u16>,
 }
 
