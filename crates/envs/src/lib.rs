@@ -47,6 +47,7 @@ mod env;
 mod error;
 mod game;
 pub mod game2048;
+mod line_game;
 pub mod tictactoe;
 
 pub use backgammon::{Backgammon, BackgammonConfig};

@@ -9,70 +9,58 @@
 //! opponent has one (the layout of pgx's `3x3x2` planes, flattened cell-major
 //! per plane).
 
-use crate::game::{check_player_turn, not_a_chance_node};
+use crate::line_game::{Stones, after_moves, check_move, write_set_bits};
 use crate::{EnvError, Game, Turn};
 use std::sync::OnceLock;
 
 /// The eight lines of three, as cell masks.
 const LINES: [u16; 8] = [0o007, 0o070, 0o700, 0o111, 0o222, 0o444, 0o421, 0o124];
 const FULL: u16 = 0o777;
-const NO_WINNER: u8 = 2;
 
 /// A tic-tac-toe position: two 9-bit masks and the player to move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct TicTacToe {
-    /// Cells marked by player 0 (X) and player 1 (O).
-    marks: [u16; 2],
-    to_move: u8,
-    /// 0 or 1 once a line is complete, else [`NO_WINNER`].
-    winner: u8,
-}
-
-impl Default for TicTacToe {
-    fn default() -> Self {
-        Self::new()
-    }
+    /// Cells marked by player 0 (X) and player 1 (O), whose turn it is
+    /// and who has won.
+    marks: Stones<u16>,
 }
 
 impl TicTacToe {
     /// The empty board, X to move.
     pub const fn new() -> Self {
-        Self { marks: [0, 0], to_move: 0, winner: NO_WINNER }
+        Self { marks: Stones::new(0) }
     }
 
     /// Plays `cells` in order from the empty board (a test helper).
     pub fn from_moves(cells: &[usize]) -> Result<Self, EnvError> {
-        let mut game = Self::new();
-        for &c in cells {
-            game.apply(c)?;
-        }
-        Ok(game)
+        after_moves(Self::new(), cells)
     }
 
     /// The cells `player` has marked, bit `c` for cell `c`.
     pub fn marks(&self, player: usize) -> u16 {
-        self.marks[player]
+        self.marks.of(player)
     }
 
     /// The player who completed a line, if any.
     pub fn winner(&self) -> Option<usize> {
-        (self.winner != NO_WINNER).then_some(self.winner as usize)
+        self.marks.winner()
     }
 
     fn is_over(&self) -> bool {
-        self.winner != NO_WINNER || self.marks[0] | self.marks[1] == FULL
+        self.winner().is_some() || self.marks.occupied() == FULL
     }
 
     /// Bit `c` is set when cell `c` may be marked now.
     pub fn legal_mask(&self) -> u16 {
-        if self.is_over() { 0 } else { !(self.marks[0] | self.marks[1]) & FULL }
+        if self.is_over() { 0 } else { !self.marks.occupied() & FULL }
     }
 
     /// The base-3 index of the board (digit `c` is 0 empty, 1 X, 2 O).
     fn index(&self) -> usize {
+        let [x, o] = [self.marks(0), self.marks(1)];
         let mut index = 0;
         for c in (0..9).rev() {
-            index = 3 * index + (self.marks[0] >> c & 1) as usize + 2 * (self.marks[1] >> c & 1) as usize;
+            index = 3 * index + (x >> c & 1) as usize + 2 * (o >> c & 1) as usize;
         }
         index
     }
@@ -98,59 +86,28 @@ impl Game for TicTacToe {
     }
 
     fn turn(&self) -> Turn {
-        if self.is_over() { Turn::Over } else { Turn::Player(self.to_move as usize) }
+        if self.is_over() { Turn::Over } else { Turn::Player(self.marks.mover()) }
     }
 
     #[track_caller]
     fn legal_actions(&self, out: &mut [u16]) -> usize {
-        let mut legal = self.legal_mask();
-        let mut n = 0;
-        while legal != 0 {
-            out[n] = legal.trailing_zeros() as u16;
-            legal &= legal - 1;
-            n += 1;
-        }
-        n
+        write_set_bits(self.legal_mask().into(), out)
     }
 
     fn apply(&mut self, action: usize) -> Result<(), EnvError> {
-        check_player_turn(self, action)?;
-        if self.legal_mask() >> action & 1 == 0 {
-            return Err(EnvError::IllegalMove { game: Self::NAME, action });
-        }
-        let p = self.to_move as usize;
-        self.marks[p] |= 1 << action;
-        if has_line(self.marks[p]) {
-            self.winner = p as u8;
-        }
-        self.to_move ^= 1;
+        check_move(self, self.legal_mask().into(), action)?;
+        self.marks.place(1 << action, has_line);
         Ok(())
     }
 
-    fn chance_outcomes(&self, _out: &mut [f32]) -> usize {
-        0
-    }
-
-    fn apply_chance(&mut self, _outcome: usize) -> Result<(), EnvError> {
-        Err(not_a_chance_node(self))
-    }
-
     fn outcome(&self, player: usize) -> Option<f32> {
-        if !self.is_over() {
-            return None;
-        }
-        Some(match self.winner() {
-            None => 0.0,
-            Some(w) if w == player => 1.0,
-            Some(_) => -1.0,
-        })
+        self.is_over().then(|| self.marks.result(player))
     }
 
     #[track_caller]
     fn observe(&self, out: &mut [f32]) {
         assert_eq!(out.len(), Self::OBSERVATION_SIZE, "tictactoe observe: buffer length");
-        let me = self.marks[self.to_move as usize];
-        let them = self.marks[1 - self.to_move as usize];
+        let [me, them] = self.marks.movers_view();
         for c in 0..9 {
             out[c] = (me >> c & 1) as f32;
             out[9 + c] = (them >> c & 1) as f32;

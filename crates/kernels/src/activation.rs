@@ -123,17 +123,7 @@ kernel! {
         same_len("bias_add", &[x.len(), out.len()]);
         whole_rows("bias_add", x.len(), bias.len());
     }
-    {
-        let cols = bias.len();
-        if cols == 0 {
-            return;
-        }
-        for (o_row, x_row) in out.chunks_exact_mut(cols).zip(x.chunks_exact(cols)) {
-            for ((o, &v), &b) in o_row.iter_mut().zip(x_row).zip(bias) {
-                *o = v + b;
-            }
-        }
-    }
+    { add_bias_then(x, bias, out, |v| v) }
 }
 
 kernel! {
@@ -144,17 +134,7 @@ kernel! {
         same_len("bias_relu", &[x.len(), out.len()]);
         whole_rows("bias_relu", x.len(), bias.len());
     }
-    {
-        let cols = bias.len();
-        if cols == 0 {
-            return;
-        }
-        for (o_row, x_row) in out.chunks_exact_mut(cols).zip(x.chunks_exact(cols)) {
-            for ((o, &v), &b) in o_row.iter_mut().zip(x_row).zip(bias) {
-                *o = math::relu(v + b);
-            }
-        }
-    }
+    { add_bias_then(x, bias, out, math::relu) }
 }
 
 kernel! {
@@ -162,17 +142,7 @@ kernel! {
     /// kept: the GEMM epilogue of a Linear + ReLU layer.
     pub fn bias_relu_inplace(x: &mut [f32], bias: &[f32]);
     check { whole_rows("bias_relu_inplace", x.len(), bias.len()); }
-    {
-        let cols = bias.len();
-        if cols == 0 {
-            return;
-        }
-        for row in x.chunks_exact_mut(cols) {
-            for (v, &b) in row.iter_mut().zip(bias) {
-                *v = math::relu(*v + b);
-            }
-        }
-    }
+    { add_bias_in_place_then(x, bias, math::relu) }
 }
 
 /// A Linear's epilogue on its product y [rows, outputs]: add the bias if
@@ -190,15 +160,34 @@ kernel! {
     /// In-place broadcast bias add on rows of `bias.len()`.
     pub fn bias_add_inplace(x: &mut [f32], bias: &[f32]);
     check { whole_rows("bias_add_inplace", x.len(), bias.len()); }
-    {
-        let cols = bias.len();
-        if cols == 0 {
-            return;
+    { add_bias_in_place_then(x, bias, |v| v) }
+}
+
+/// `out[r, j] = then(x[r, j] + bias[j])` on rows of `bias.len()`: the
+/// loop of the bias kernels, inlined into each SIMD copy of them.
+#[inline(always)]
+fn add_bias_then(x: &[f32], bias: &[f32], out: &mut [f32], then: impl Fn(f32) -> f32) {
+    let cols = bias.len();
+    if cols == 0 {
+        return;
+    }
+    for (o_row, x_row) in out.chunks_exact_mut(cols).zip(x.chunks_exact(cols)) {
+        for ((o, &v), &b) in o_row.iter_mut().zip(x_row).zip(bias) {
+            *o = then(v + b);
         }
-        for row in x.chunks_exact_mut(cols) {
-            for (v, &b) in row.iter_mut().zip(bias) {
-                *v += b;
-            }
+    }
+}
+
+/// [`add_bias_then`] with `out` and `x` the same rows.
+#[inline(always)]
+fn add_bias_in_place_then(x: &mut [f32], bias: &[f32], then: impl Fn(f32) -> f32) {
+    let cols = bias.len();
+    if cols == 0 {
+        return;
+    }
+    for row in x.chunks_exact_mut(cols) {
+        for (v, &b) in row.iter_mut().zip(bias) {
+            *v = then(*v + b);
         }
     }
 }

@@ -1,7 +1,6 @@
-use crate::Check;
-use crate::bands::in_bands;
-use crate::optimizer::{Layout, check_grads, check_lr, load_named};
-use crate::{Optimizer, Result};
+use crate::bands::Bands;
+use crate::stepper::{Stepper, UpdateRule, optimizer_by_stepper};
+use crate::{Check, Result};
 use minnow_arena::AlignedBuf;
 use minnow_autodiff::Params;
 use minnow_kernels::{AdaGradParams, adagrad_step};
@@ -43,10 +42,11 @@ impl AdaGradConfig {
     /// An optimiser for `params`, with its accumulator allocated here.
     pub fn build(self, params: &Params) -> Result<AdaGrad> {
         self.validate()?;
-        let layout = Layout::of(params);
-        let mut sum = AlignedBuf::zeros(layout.len());
-        sum.fill(self.initial_accumulator_value);
-        Ok(AdaGrad { config: self, layout, sum, steps: 0, threads: 1 })
+        Ok(AdaGrad(Stepper::new(params, |len| {
+            let mut sum = AlignedBuf::zeros(len);
+            sum.fill(self.initial_accumulator_value);
+            AdaGradRule { config: self, sum }
+        })))
     }
 }
 
@@ -54,72 +54,46 @@ impl AdaGradConfig {
 /// tensors holds the initial value too, and never moves the zero padding
 /// of the parameters).
 #[derive(Clone, Debug)]
-pub struct AdaGrad {
-    config: AdaGradConfig,
-    layout: Layout,
-    sum: AlignedBuf,
-    steps: u64,
-    threads: usize,
-}
+pub struct AdaGrad(Stepper<AdaGradRule>);
 
 impl AdaGrad {
     /// The settings, with the current learning rate.
     pub fn config(&self) -> AdaGradConfig {
-        self.config
+        self.0.rule.config
     }
 }
 
-impl AdaGrad {
-    /// One step; with `zero`, the gradients cleared in the same pass.
-    fn update(&mut self, params: &mut Params, zero: bool) -> Result<()> {
-        self.layout.check(params)?;
-        check_grads(params)?;
-        let c = &self.config;
-        let hp = AdaGradParams::new(c.lr, c.lr_decay, c.eps, c.weight_decay, self.steps + 1);
-        let (values, grads) = params.values_and_grads_mut();
-        in_bands(self.threads, &self.layout, [values, &mut self.sum], grads, zero, &|[p, s], g| {
-            adagrad_step(p, g, s, &hp)
-        });
-        self.steps += 1;
-        Ok(())
-    }
+optimizer_by_stepper!(AdaGrad);
+
+/// AdaGrad's settings and sum of squared gradients.
+#[derive(Clone, Debug)]
+struct AdaGradRule {
+    config: AdaGradConfig,
+    sum: AlignedBuf,
 }
 
-impl Optimizer for AdaGrad {
-    fn step(&mut self, params: &mut Params) -> Result<()> {
-        self.update(params, false)
-    }
-
-    fn step_and_zero_grads(&mut self, params: &mut Params) -> Result<()> {
-        self.update(params, true)
-    }
-
-    fn step_count(&self) -> u64 {
-        self.steps
-    }
-
-    fn set_threads(&mut self, threads: usize) {
-        self.threads = threads;
-    }
-
-    fn set_step_count(&mut self, n: u64) {
-        self.steps = n;
-    }
+impl UpdateRule for AdaGradRule {
+    const NAME: &'static str = "AdaGrad";
 
     fn lr(&self) -> f32 {
         self.config.lr
     }
 
     fn set_lr(&mut self, lr: f32) {
-        check_lr(lr);
         self.config.lr = lr;
     }
 
-    fn state(&self) -> Vec<(String, &[f32])> {
-        vec![("adagrad.sum".to_string(), &self.sum[..])]
+    fn update(&mut self, steps: u64, values: &mut [f32], grads: &mut [f32], bands: &Bands) {
+        let c = &self.config;
+        let hp = AdaGradParams::new(c.lr, c.lr_decay, c.eps, c.weight_decay, steps + 1);
+        bands.run([values, &mut self.sum], grads, &|[p, s], g| adagrad_step(p, g, s, &hp));
     }
 
-    fn load_state(&mut self, name: &str, values: &[f32]) -> Result<()> {
-        load_named("AdaGrad", &self.layout, &mut [("adagrad.sum", &mut self.sum[..])], name, values)
+    fn state(&self) -> Vec<(&'static str, &[f32])> {
+        vec![("adagrad.sum", &self.sum[..])]
+    }
+
+    fn state_mut(&mut self) -> Vec<(&'static str, &mut [f32])> {
+        vec![("adagrad.sum", &mut self.sum[..])]
     }
 }

@@ -1,7 +1,6 @@
-use crate::Check;
-use crate::bands::in_bands;
-use crate::optimizer::{Layout, check_grads, check_lr, load_named};
-use crate::{Optimizer, Result};
+use crate::bands::Bands;
+use crate::stepper::{Stepper, UpdateRule, optimizer_by_stepper};
+use crate::{Check, Result};
 use minnow_arena::AlignedBuf;
 use minnow_autodiff::Params;
 use minnow_kernels::{AdamParams, adam_step};
@@ -68,7 +67,7 @@ impl AdamConfig {
     /// An optimiser for `params`, with its moment buffers allocated here.
     pub fn build(self, params: &Params) -> Result<Adam> {
         self.validate()?;
-        Ok(Adam(Moments::new(params, self, false, ["adam.m", "adam.v"])))
+        Ok(Adam(Stepper::new(params, |len| Moments::new(self, len))))
     }
 }
 
@@ -82,117 +81,75 @@ impl AdamWConfig {
     pub fn build(self, params: &Params) -> Result<AdamW> {
         self.validate()?;
         let AdamWConfig { lr, betas, eps, weight_decay } = self;
-        Ok(AdamW(Moments::new(params, AdamConfig { lr, betas, eps, weight_decay }, true, ["adamw.m", "adamw.v"])))
-    }
-}
-
-/// What Adam and AdamW share: the moment buffers and the fused update.
-#[derive(Clone, Debug)]
-struct Moments {
-    config: AdamConfig,
-    decoupled: bool,
-    names: [&'static str; 2],
-    layout: Layout,
-    m: AlignedBuf,
-    v: AlignedBuf,
-    steps: u64,
-    threads: usize,
-}
-
-impl Moments {
-    fn new(params: &Params, config: AdamConfig, decoupled: bool, names: [&'static str; 2]) -> Self {
-        let layout = Layout::of(params);
-        let (m, v) = (AlignedBuf::zeros(layout.len()), AlignedBuf::zeros(layout.len()));
-        Self { config, decoupled, names, layout, m, v, steps: 0, threads: 1 }
-    }
-
-    fn step(&mut self, params: &mut Params, zero: bool) -> Result<()> {
-        self.layout.check(params)?;
-        check_grads(params)?;
-        let c = &self.config;
-        let hp = AdamParams::new(c.lr, c.betas.0, c.betas.1, c.eps, c.weight_decay, self.decoupled, self.steps + 1);
-        let (values, grads) = params.values_and_grads_mut();
-        let buffers = [values, &mut self.m[..], &mut self.v[..]];
-        in_bands(self.threads, &self.layout, buffers, grads, zero, &|[p, m, v], g| adam_step(p, g, m, v, &hp));
-        self.steps += 1;
-        Ok(())
-    }
-
-    fn state(&self) -> Vec<(String, &[f32])> {
-        vec![(self.names[0].to_string(), &self.m[..]), (self.names[1].to_string(), &self.v[..])]
-    }
-
-    fn load_state(&mut self, optimizer: &'static str, name: &str, values: &[f32]) -> Result<()> {
-        let mut buffers = [(self.names[0], &mut self.m[..]), (self.names[1], &mut self.v[..])];
-        load_named(optimizer, &self.layout, &mut buffers, name, values)
+        Ok(AdamW(Stepper::new(params, |len| Moments::new(AdamConfig { lr, betas, eps, weight_decay }, len))))
     }
 }
 
 /// Adam with PyTorch's bias correction; state "adam.m" and "adam.v".
 #[derive(Clone, Debug)]
-pub struct Adam(Moments);
+pub struct Adam(Stepper<Moments<false>>);
 
 /// AdamW (decoupled weight decay); state "adamw.m" and "adamw.v".
 #[derive(Clone, Debug)]
-pub struct AdamW(Moments);
+pub struct AdamW(Stepper<Moments<true>>);
 
 impl Adam {
     /// The settings, with the current learning rate.
     pub fn config(&self) -> AdamConfig {
-        self.0.config
+        self.0.rule.config
     }
 }
 
 impl AdamW {
     /// The settings, with the current learning rate.
     pub fn config(&self) -> AdamWConfig {
-        let AdamConfig { lr, betas, eps, weight_decay } = self.0.config;
+        let AdamConfig { lr, betas, eps, weight_decay } = self.0.rule.config;
         AdamWConfig { lr, betas, eps, weight_decay }
     }
 }
 
-macro_rules! delegate_to_moments {
-    ($ty:ident, $name:literal) => {
-        impl Optimizer for $ty {
-            fn step(&mut self, params: &mut Params) -> Result<()> {
-                self.0.step(params, false)
-            }
+optimizer_by_stepper!(Adam, AdamW);
 
-            fn step_and_zero_grads(&mut self, params: &mut Params) -> Result<()> {
-                self.0.step(params, true)
-            }
-
-            fn step_count(&self) -> u64 {
-                self.0.steps
-            }
-
-            fn set_threads(&mut self, threads: usize) {
-                self.0.threads = threads;
-            }
-
-            fn set_step_count(&mut self, n: u64) {
-                self.0.steps = n;
-            }
-
-            fn lr(&self) -> f32 {
-                self.0.config.lr
-            }
-
-            fn set_lr(&mut self, lr: f32) {
-                check_lr(lr);
-                self.0.config.lr = lr;
-            }
-
-            fn state(&self) -> Vec<(String, &[f32])> {
-                self.0.state()
-            }
-
-            fn load_state(&mut self, name: &str, values: &[f32]) -> Result<()> {
-                self.0.load_state($name, name, values)
-            }
-        }
-    };
+/// What Adam and AdamW share: the settings (AdamW's as an [`AdamConfig`])
+/// and the moment buffers; `DECOUPLED` tells them apart.
+#[derive(Clone, Debug)]
+struct Moments<const DECOUPLED: bool> {
+    config: AdamConfig,
+    m: AlignedBuf,
+    v: AlignedBuf,
 }
 
-delegate_to_moments!(Adam, "Adam");
-delegate_to_moments!(AdamW, "AdamW");
+impl<const DECOUPLED: bool> Moments<DECOUPLED> {
+    const STATE: [&'static str; 2] = if DECOUPLED { ["adamw.m", "adamw.v"] } else { ["adam.m", "adam.v"] };
+
+    fn new(config: AdamConfig, len: usize) -> Self {
+        Self { config, m: AlignedBuf::zeros(len), v: AlignedBuf::zeros(len) }
+    }
+}
+
+impl<const DECOUPLED: bool> UpdateRule for Moments<DECOUPLED> {
+    const NAME: &'static str = if DECOUPLED { "AdamW" } else { "Adam" };
+
+    fn lr(&self) -> f32 {
+        self.config.lr
+    }
+
+    fn set_lr(&mut self, lr: f32) {
+        self.config.lr = lr;
+    }
+
+    fn update(&mut self, steps: u64, values: &mut [f32], grads: &mut [f32], bands: &Bands) {
+        let c = &self.config;
+        let hp = AdamParams::new(c.lr, c.betas.0, c.betas.1, c.eps, c.weight_decay, DECOUPLED, steps + 1);
+        let buffers = [values, &mut self.m[..], &mut self.v[..]];
+        bands.run(buffers, grads, &|[p, m, v], g| adam_step(p, g, m, v, &hp));
+    }
+
+    fn state(&self) -> Vec<(&'static str, &[f32])> {
+        vec![(Self::STATE[0], &self.m[..]), (Self::STATE[1], &self.v[..])]
+    }
+
+    fn state_mut(&mut self) -> Vec<(&'static str, &mut [f32])> {
+        vec![(Self::STATE[0], &mut self.m[..]), (Self::STATE[1], &mut self.v[..])]
+    }
+}

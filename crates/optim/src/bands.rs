@@ -14,43 +14,52 @@ use crate::optimizer::Layout;
 /// cube network's 144x128 and 64x128 weights faster.
 const MIN_SPLIT: usize = 8192;
 
-/// Calls `update(buffers, grads)` over `layout`'s tensors, split over
-/// `threads` as above; with `zero`, then sets each band's gradients to 0
-/// on the thread that updated it. Each buffer is as long as `grads`, or
-/// empty (state an optimiser does not keep with its settings, such as a
-/// momentum buffer without momentum). `rayon::join` allocates nothing when
-/// called on a worker of rayon's pool.
-pub(crate) fn in_bands<'a, const N: usize>(
-    threads: usize,
-    layout: &Layout,
-    mut buffers: [&'a mut [f32]; N],
-    mut grads: &'a mut [f32],
-    zero: bool,
-    update: &(impl Fn([&mut [f32]; N], &[f32]) + Sync),
-) {
-    let whole = |buffers: [&mut [f32]; N], grads: &mut [f32]| {
-        update(buffers, grads);
-        if zero {
-            grads.fill(0.0);
+/// How one step's pass is split: over `layout`'s tensors, on `threads`
+/// threads, as above; with `zero`, each band's gradients are set to 0 on
+/// the thread that updated it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bands<'a> {
+    pub layout: &'a Layout,
+    pub threads: usize,
+    pub zero: bool,
+}
+
+impl Bands<'_> {
+    /// Calls `update(buffers, grads)` band by band. Each buffer is as long
+    /// as `grads`, or empty (state an optimiser does not keep with its
+    /// settings, such as a momentum buffer without momentum).
+    /// `rayon::join` allocates nothing when called on a worker of rayon's
+    /// pool.
+    pub fn run<'a, const N: usize>(
+        &self,
+        mut buffers: [&'a mut [f32]; N],
+        mut grads: &'a mut [f32],
+        update: &(impl Fn([&mut [f32]; N], &[f32]) + Sync),
+    ) {
+        let whole = |buffers: [&mut [f32]; N], grads: &mut [f32]| {
+            update(buffers, grads);
+            if self.zero {
+                grads.fill(0.0);
+            }
+        };
+        if self.threads <= 1 {
+            return whole(buffers, grads);
         }
-    };
-    if threads <= 1 {
-        return whole(buffers, grads);
-    }
-    let mut done = 0;
-    for (shape, range) in layout.tensors() {
-        let rows = shape.dims().first().copied().unwrap_or(1);
-        if range.len() < MIN_SPLIT || rows < 2 {
-            continue;
+        let mut done = 0;
+        for (shape, range) in self.layout.tensors() {
+            let rows = shape.dims().first().copied().unwrap_or(1);
+            if range.len() < MIN_SPLIT || rows < 2 {
+                continue;
+            }
+            // The smaller tensors (and padding) before this one, then its rows.
+            let before = take(&mut buffers, &mut grads, range.start - done);
+            whole(before.0, before.1);
+            let (band, band_grads) = take(&mut buffers, &mut grads, range.len());
+            by_rows(self.threads, rows, range.len() / rows, band, band_grads, &whole);
+            done = range.end;
         }
-        // The smaller tensors (and padding) before this one, then its rows.
-        let before = take(&mut buffers, &mut grads, range.start - done);
-        whole(before.0, before.1);
-        let (band, band_grads) = take(&mut buffers, &mut grads, range.len());
-        by_rows(threads, rows, range.len() / rows, band, band_grads, &whole);
-        done = range.end;
+        whole(buffers, grads);
     }
-    whole(buffers, grads);
 }
 
 /// `rows` rows of `cols` floats split into `threads` bands, as

@@ -44,6 +44,7 @@ mod optimizer;
 mod rmsprop;
 mod schedule;
 mod sgd;
+mod stepper;
 
 pub use adagrad::{AdaGrad, AdaGradConfig};
 pub use adam::{Adam, AdamConfig, AdamW, AdamWConfig};

@@ -1,7 +1,6 @@
-use crate::Check;
-use crate::bands::in_bands;
-use crate::optimizer::{Layout, check_grads, check_lr, load_named};
-use crate::{Optimizer, Result};
+use crate::bands::Bands;
+use crate::stepper::{Stepper, UpdateRule, optimizer_by_stepper};
+use crate::{Check, Result};
 use minnow_arena::AlignedBuf;
 use minnow_autodiff::Params;
 use minnow_kernels::{RmsPropParams, rmsprop_step};
@@ -49,17 +48,12 @@ impl RmsPropConfig {
     /// momentum.
     pub fn build(self, params: &Params) -> Result<RmsProp> {
         self.validate()?;
-        let layout = Layout::of(params);
-        let n = layout.len();
-        Ok(RmsProp {
-            square_avg: AlignedBuf::zeros(n),
-            grad_avg: AlignedBuf::zeros(if self.centered { n } else { 0 }),
-            momentum_buffer: AlignedBuf::zeros(if self.momentum > 0.0 { n } else { 0 }),
+        Ok(RmsProp(Stepper::new(params, |len| RmsPropRule {
+            square_avg: AlignedBuf::zeros(len),
+            grad_avg: AlignedBuf::zeros(if self.centered { len } else { 0 }),
+            momentum_buffer: AlignedBuf::zeros(if self.momentum > 0.0 { len } else { 0 }),
             config: self,
-            layout,
-            steps: 0,
-            threads: 1,
-        })
+        })))
     }
 }
 
@@ -67,28 +61,38 @@ impl RmsPropConfig {
 /// "rmsprop.grad_avg" when centered and "rmsprop.momentum_buffer" with
 /// momentum.
 #[derive(Clone, Debug)]
-pub struct RmsProp {
-    config: RmsPropConfig,
-    layout: Layout,
-    square_avg: AlignedBuf,
-    grad_avg: AlignedBuf,
-    momentum_buffer: AlignedBuf,
-    steps: u64,
-    threads: usize,
-}
+pub struct RmsProp(Stepper<RmsPropRule>);
 
 impl RmsProp {
     /// The settings, with the current learning rate.
     pub fn config(&self) -> RmsPropConfig {
-        self.config
+        self.0.rule.config
     }
 }
 
-impl RmsProp {
-    /// One step; with `zero`, the gradients cleared in the same pass.
-    fn update(&mut self, params: &mut Params, zero: bool) -> Result<()> {
-        self.layout.check(params)?;
-        check_grads(params)?;
+optimizer_by_stepper!(RmsProp);
+
+/// RMSprop's settings and buffers (those the settings leave off empty).
+#[derive(Clone, Debug)]
+struct RmsPropRule {
+    config: RmsPropConfig,
+    square_avg: AlignedBuf,
+    grad_avg: AlignedBuf,
+    momentum_buffer: AlignedBuf,
+}
+
+impl UpdateRule for RmsPropRule {
+    const NAME: &'static str = "RmsProp";
+
+    fn lr(&self) -> f32 {
+        self.config.lr
+    }
+
+    fn set_lr(&mut self, lr: f32) {
+        self.config.lr = lr;
+    }
+
+    fn update(&mut self, _steps: u64, values: &mut [f32], grads: &mut [f32], bands: &Bands) {
         let c = &self.config;
         let hp = RmsPropParams {
             lr: c.lr,
@@ -98,64 +102,30 @@ impl RmsProp {
             momentum: c.momentum,
             centered: c.centered,
         };
-        let (values, grads) = params.values_and_grads_mut();
         let buffers = [values, &mut self.square_avg, &mut self.grad_avg, &mut self.momentum_buffer];
-        in_bands(self.threads, &self.layout, buffers, grads, zero, &|[p, s, a, b], g| rmsprop_step(p, g, s, a, b, &hp));
-        self.steps += 1;
-        Ok(())
-    }
-}
-
-impl Optimizer for RmsProp {
-    fn step(&mut self, params: &mut Params) -> Result<()> {
-        self.update(params, false)
+        bands.run(buffers, grads, &|[p, s, a, b], g| rmsprop_step(p, g, s, a, b, &hp));
     }
 
-    fn step_and_zero_grads(&mut self, params: &mut Params) -> Result<()> {
-        self.update(params, true)
-    }
-
-    fn step_count(&self) -> u64 {
-        self.steps
-    }
-
-    fn set_threads(&mut self, threads: usize) {
-        self.threads = threads;
-    }
-
-    fn set_step_count(&mut self, n: u64) {
-        self.steps = n;
-    }
-
-    fn lr(&self) -> f32 {
-        self.config.lr
-    }
-
-    fn set_lr(&mut self, lr: f32) {
-        check_lr(lr);
-        self.config.lr = lr;
-    }
-
-    fn state(&self) -> Vec<(String, &[f32])> {
-        let mut state = vec![("rmsprop.square_avg".to_string(), &self.square_avg[..])];
+    fn state(&self) -> Vec<(&'static str, &[f32])> {
+        let mut state = vec![("rmsprop.square_avg", &self.square_avg[..])];
         if self.config.centered {
-            state.push(("rmsprop.grad_avg".to_string(), &self.grad_avg[..]));
+            state.push(("rmsprop.grad_avg", &self.grad_avg[..]));
         }
         if self.config.momentum > 0.0 {
-            state.push(("rmsprop.momentum_buffer".to_string(), &self.momentum_buffer[..]));
+            state.push(("rmsprop.momentum_buffer", &self.momentum_buffer[..]));
         }
         state
     }
 
-    fn load_state(&mut self, name: &str, values: &[f32]) -> Result<()> {
-        let Self { config, layout, square_avg, grad_avg, momentum_buffer, .. } = self;
-        let mut buffers: Vec<(&'static str, &mut [f32])> = vec![("rmsprop.square_avg", &mut square_avg[..])];
+    fn state_mut(&mut self) -> Vec<(&'static str, &mut [f32])> {
+        let Self { config, square_avg, grad_avg, momentum_buffer } = self;
+        let mut state = vec![("rmsprop.square_avg", &mut square_avg[..])];
         if config.centered {
-            buffers.push(("rmsprop.grad_avg", &mut grad_avg[..]));
+            state.push(("rmsprop.grad_avg", &mut grad_avg[..]));
         }
         if config.momentum > 0.0 {
-            buffers.push(("rmsprop.momentum_buffer", &mut momentum_buffer[..]));
+            state.push(("rmsprop.momentum_buffer", &mut momentum_buffer[..]));
         }
-        load_named("RmsProp", layout, &mut buffers, name, values)
+        state
     }
 }

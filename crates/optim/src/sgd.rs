@@ -1,7 +1,6 @@
-use crate::Check;
-use crate::bands::in_bands;
-use crate::optimizer::{Layout, check_grads, check_lr, load_named};
-use crate::{OptimError, Optimizer, Result};
+use crate::bands::Bands;
+use crate::stepper::{Stepper, UpdateRule, optimizer_by_stepper};
+use crate::{Check, OptimError, Result};
 use minnow_arena::AlignedBuf;
 use minnow_autodiff::Params;
 use minnow_kernels::{SgdParams, sgd_step};
@@ -51,39 +50,47 @@ impl SgdConfig {
     /// momentum is on) allocated here.
     pub fn build(self, params: &Params) -> Result<Sgd> {
         self.validate()?;
-        let layout = Layout::of(params);
-        let momentum_buffer = AlignedBuf::zeros(if self.momentum != 0.0 { layout.len() } else { 0 });
-        Ok(Sgd { config: self, layout, momentum_buffer, steps: 0, threads: 1 })
+        let momentum = self.momentum != 0.0;
+        Ok(Sgd(Stepper::new(params, |len| SgdRule {
+            config: self,
+            momentum_buffer: AlignedBuf::zeros(if momentum { len } else { 0 }),
+        })))
     }
 }
 
 /// Stochastic gradient descent with PyTorch's momentum: the buffer starts
 /// as the first step's gradient (when the step count is 0), then decays.
 #[derive(Clone, Debug)]
-pub struct Sgd {
-    config: SgdConfig,
-    layout: Layout,
-    momentum_buffer: AlignedBuf,
-    steps: u64,
-    threads: usize,
-}
+pub struct Sgd(Stepper<SgdRule>);
 
 impl Sgd {
     /// The settings, with the current learning rate.
     pub fn config(&self) -> SgdConfig {
-        self.config
-    }
-
-    fn has_momentum(&self) -> bool {
-        self.config.momentum != 0.0
+        self.0.rule.config
     }
 }
 
-impl Sgd {
-    /// One step; with `zero`, the gradients cleared in the same pass.
-    fn update(&mut self, params: &mut Params, zero: bool) -> Result<()> {
-        self.layout.check(params)?;
-        check_grads(params)?;
+optimizer_by_stepper!(Sgd);
+
+/// SGD's settings and momentum buffer (empty without momentum).
+#[derive(Clone, Debug)]
+struct SgdRule {
+    config: SgdConfig,
+    momentum_buffer: AlignedBuf,
+}
+
+impl UpdateRule for SgdRule {
+    const NAME: &'static str = "Sgd";
+
+    fn lr(&self) -> f32 {
+        self.config.lr
+    }
+
+    fn set_lr(&mut self, lr: f32) {
+        self.config.lr = lr;
+    }
+
+    fn update(&mut self, steps: u64, values: &mut [f32], grads: &mut [f32], bands: &Bands) {
         let c = &self.config;
         let hp = SgdParams {
             lr: c.lr,
@@ -91,60 +98,20 @@ impl Sgd {
             dampening: c.dampening,
             weight_decay: c.weight_decay,
             nesterov: c.nesterov,
-            first_step: self.steps == 0,
+            first_step: steps == 0,
         };
-        let (values, grads) = params.values_and_grads_mut();
-        in_bands(self.threads, &self.layout, [values, &mut self.momentum_buffer], grads, zero, &|[p, b], g| {
-            sgd_step(p, g, b, &hp)
-        });
-        self.steps += 1;
-        Ok(())
-    }
-}
-
-impl Optimizer for Sgd {
-    fn step(&mut self, params: &mut Params) -> Result<()> {
-        self.update(params, false)
+        bands.run([values, &mut self.momentum_buffer], grads, &|[p, b], g| sgd_step(p, g, b, &hp));
     }
 
-    fn step_and_zero_grads(&mut self, params: &mut Params) -> Result<()> {
-        self.update(params, true)
+    fn state(&self) -> Vec<(&'static str, &[f32])> {
+        if self.config.momentum != 0.0 { vec![("sgd.momentum_buffer", &self.momentum_buffer[..])] } else { Vec::new() }
     }
 
-    fn step_count(&self) -> u64 {
-        self.steps
-    }
-
-    fn set_threads(&mut self, threads: usize) {
-        self.threads = threads;
-    }
-
-    fn set_step_count(&mut self, n: u64) {
-        self.steps = n;
-    }
-
-    fn lr(&self) -> f32 {
-        self.config.lr
-    }
-
-    fn set_lr(&mut self, lr: f32) {
-        check_lr(lr);
-        self.config.lr = lr;
-    }
-
-    fn state(&self) -> Vec<(String, &[f32])> {
-        if self.has_momentum() {
-            vec![("sgd.momentum_buffer".to_string(), &self.momentum_buffer[..])]
+    fn state_mut(&mut self) -> Vec<(&'static str, &mut [f32])> {
+        if self.config.momentum != 0.0 {
+            vec![("sgd.momentum_buffer", &mut self.momentum_buffer[..])]
         } else {
             Vec::new()
         }
-    }
-
-    fn load_state(&mut self, name: &str, values: &[f32]) -> Result<()> {
-        let mut buffers: Vec<(&'static str, &mut [f32])> = Vec::with_capacity(1);
-        if self.config.momentum != 0.0 {
-            buffers.push(("sgd.momentum_buffer", &mut self.momentum_buffer[..]));
-        }
-        load_named("Sgd", &self.layout, &mut buffers, name, values)
     }
 }

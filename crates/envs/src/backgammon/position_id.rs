@@ -84,27 +84,30 @@ pub enum PositionIdError {
 
 /// The Position ID of `position`, the mover being the player on roll.
 pub fn encode(position: &Position) -> String {
-    let mut key = [0u8; KEY_BITS / 8];
-    let mut bit = 0;
-    let mut push = |one: bool| {
-        key[bit / 8] |= (one as u8) << (bit % 8);
-        bit += 1;
-    };
     let points = position.points();
     // The player on roll from their ace point (our 23) to their 24-point
     // (our 0), then the opponent from their ace point (our 0) to our 23.
     let runs = (0..POINTS).map(|i| points[POINTS - 1 - i].max(0) as u8).chain([position.bar()[0]]);
     let theirs = (0..POINTS).map(|i| (-points[i]).max(0) as u8).chain([position.bar()[1]]);
-    for n in runs.chain(theirs) {
-        for _ in 0..n {
-            push(true);
-        }
-        push(false);
+    let bits = runs.chain(theirs).flat_map(|n| std::iter::repeat_n(true, n as usize).chain([false]));
+    key_to_id(&pack_key(bits))
+}
+
+/// The key's bits packed into bytes, least significant bit first.
+fn pack_key(bits: impl IntoIterator<Item = bool>) -> [u8; KEY_BITS / 8] {
+    let mut key = [0u8; KEY_BITS / 8];
+    for (i, one) in bits.into_iter().enumerate() {
+        key[i / 8] |= (one as u8) << (i % 8);
     }
+    key
+}
+
+/// The packed key in base64, six bits a character.
+fn key_to_id(key: &[u8; KEY_BITS / 8]) -> String {
     let mut id = String::with_capacity(ID_LENGTH);
     let mut bits = 0u32;
     let mut held = 0;
-    for &byte in &key {
+    for &byte in key {
         bits = bits << 8 | byte as u32;
         held += 8;
         while held >= 6 {
@@ -206,10 +209,7 @@ mod tests {
         let side = ["00000", "111110", "0", "1110", "0000", "111110", "00000", "00000", "110", "0"].concat();
         let bits: String =
             format!("{side}{side}").chars().chain(std::iter::repeat_n('0', 80 - 2 * side.len())).collect();
-        let mut key = [0u8; 10];
-        for (i, b) in bits.chars().enumerate() {
-            key[i / 8] |= ((b == '1') as u8) << (i % 8);
-        }
+        let key = pack_key(bits.chars().map(|b| b == '1'));
         // Standard base64 of the 10 bytes, without the "==" padding.
         assert_eq!(key, [0xe0, 0x73, 0xf0, 0x01, 0x30, 0xe0, 0x73, 0xf0, 0x01, 0x30]);
         assert_eq!(encode(&Position::start()), "4HPwATDgc/ABMA");
@@ -290,21 +290,6 @@ mod tests {
     }
 
     fn id_of(bits: &[bool]) -> String {
-        let mut key = [0u8; 10];
-        for (i, &b) in bits.iter().enumerate() {
-            key[i / 8] |= (b as u8) << (i % 8);
-        }
-        let mut id = String::new();
-        let (mut acc, mut held) = (0u32, 0);
-        for &byte in &key {
-            acc = acc << 8 | byte as u32;
-            held += 8;
-            while held >= 6 {
-                held -= 6;
-                id.push(ALPHABET[(acc >> held & 63) as usize] as char);
-            }
-        }
-        id.push(ALPHABET[((acc & 3) << 4) as usize] as char);
-        id
+        key_to_id(&pack_key(bits.iter().copied()))
     }
 }

@@ -22,7 +22,7 @@
 
 pub mod pons;
 
-use crate::game::{check_player_turn, not_a_chance_node};
+use crate::line_game::{Stones, after_moves, check_move, write_set_bits};
 use crate::{EnvError, Game, Turn};
 
 /// Columns of the board.
@@ -37,7 +37,6 @@ const BOTTOM: u64 = 0x0408_1020_4081;
 const TOP: u64 = BOTTOM << (ROWS - 1);
 /// Every playable cell.
 const BOARD: u64 = BOTTOM * ((1 << ROWS) - 1);
-const NO_WINNER: u8 = 2;
 
 const fn column(c: usize) -> u64 {
     ((1 << ROWS) - 1) << (HEIGHT * c)
@@ -73,62 +72,48 @@ pub fn completing_cells(stones: u64, occupied: u64) -> u64 {
 }
 
 /// A connect-four position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ConnectFour {
-    /// The stones of player 0 and player 1.
-    stones: [u64; 2],
-    to_move: u8,
-    /// 0 or 1 once a player has four in a row, else [`NO_WINNER`].
-    winner: u8,
-}
-
-impl Default for ConnectFour {
-    fn default() -> Self {
-        Self::new()
-    }
+    stones: Stones<u64>,
 }
 
 impl ConnectFour {
     /// The empty board, player 0 to move.
     pub const fn new() -> Self {
-        Self { stones: [0, 0], to_move: 0, winner: NO_WINNER }
+        Self { stones: Stones::new(0) }
     }
 
     /// Plays `columns` in order from the empty board (a test helper).
     pub fn from_moves(columns: &[usize]) -> Result<Self, EnvError> {
-        let mut game = Self::new();
-        for &c in columns {
-            game.apply(c)?;
-        }
-        Ok(game)
+        after_moves(Self::new(), columns)
     }
 
     /// The stones of `player`, bit `7 * column + row`.
     pub fn stones(&self, player: usize) -> u64 {
-        self.stones[player]
+        self.stones.of(player)
     }
 
     /// The player with four in a row, if any.
     pub fn winner(&self) -> Option<usize> {
-        (self.winner != NO_WINNER).then_some(self.winner as usize)
+        self.stones.winner()
     }
 
     /// Stones on the board.
     pub fn moves(&self) -> u32 {
-        (self.stones[0] | self.stones[1]).count_ones()
+        self.occupied().count_ones()
     }
 
     fn occupied(&self) -> u64 {
-        self.stones[0] | self.stones[1]
+        self.stones.occupied()
     }
 
     fn is_over(&self) -> bool {
-        self.winner != NO_WINNER || self.occupied() == BOARD
+        self.winner().is_some() || self.occupied() == BOARD
     }
 
     /// Bit `c` is set when column `c` takes a stone now.
     pub fn legal_mask(&self) -> u8 {
-        if self.winner != NO_WINNER {
+        if self.winner().is_some() {
             return 0;
         }
         let open = !self.occupied() & TOP;
@@ -152,63 +137,32 @@ impl Game for ConnectFour {
     }
 
     fn turn(&self) -> Turn {
-        if self.is_over() { Turn::Over } else { Turn::Player(self.to_move as usize) }
+        if self.is_over() { Turn::Over } else { Turn::Player(self.stones.mover()) }
     }
 
     #[track_caller]
     fn legal_actions(&self, out: &mut [u16]) -> usize {
-        let mut legal = self.legal_mask();
-        let mut n = 0;
-        while legal != 0 {
-            out[n] = legal.trailing_zeros() as u16;
-            legal &= legal - 1;
-            n += 1;
-        }
-        n
+        write_set_bits(self.legal_mask().into(), out)
     }
 
     fn apply(&mut self, action: usize) -> Result<(), EnvError> {
-        check_player_turn(self, action)?;
-        if self.legal_mask() >> action & 1 == 0 {
-            return Err(EnvError::IllegalMove { game: Self::NAME, action });
-        }
-        let p = self.to_move as usize;
+        check_move(self, self.legal_mask().into(), action)?;
         let occupied = self.occupied();
         // Adding the column's bottom bit carries through its filled cells
         // into the lowest empty one.
         let stone = (occupied + (1 << (HEIGHT * action))) & column(action) & !occupied;
-        self.stones[p] |= stone;
-        if has_four(self.stones[p]) {
-            self.winner = p as u8;
-        }
-        self.to_move ^= 1;
+        self.stones.place(stone, has_four);
         Ok(())
     }
 
-    fn chance_outcomes(&self, _out: &mut [f32]) -> usize {
-        0
-    }
-
-    fn apply_chance(&mut self, _outcome: usize) -> Result<(), EnvError> {
-        Err(not_a_chance_node(self))
-    }
-
     fn outcome(&self, player: usize) -> Option<f32> {
-        if !self.is_over() {
-            return None;
-        }
-        Some(match self.winner() {
-            None => 0.0,
-            Some(w) if w == player => 1.0,
-            Some(_) => -1.0,
-        })
+        self.is_over().then(|| self.stones.result(player))
     }
 
     #[track_caller]
     fn observe(&self, out: &mut [f32]) {
         assert_eq!(out.len(), Self::OBSERVATION_SIZE, "connect4 observe: buffer length");
-        let me = self.stones[self.to_move as usize];
-        let them = self.stones[1 - self.to_move as usize];
+        let [me, them] = self.stones.movers_view();
         let occupied = self.occupied();
         let planes = [me, them, completing_cells(me, occupied), completing_cells(them, occupied)];
         for (plane, bits) in out.chunks_exact_mut(ROWS * COLUMNS).zip(planes) {
