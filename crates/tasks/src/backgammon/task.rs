@@ -44,14 +44,14 @@ impl Task for TdBackgammon {
     }
 
     fn train(&self, config: &TdBackgammonConfig, session: &mut dyn Session) -> Result<(), TaskError> {
-        let mut run = TdRun::new(config.clone());
+        let mut run = TdRun::new(config.clone())?;
         session.resume(&mut run)?;
         if let Some(out) = session.out() {
             println!(
                 "training {TD_BACKGAMMON} for {} games: {FEATURES}-{}-{OUTPUTS} network ({} parameters), lambda {}, step size {} -> {} -> {}",
                 config.games,
                 config.hidden,
-                run.net().params().len(),
+                run.learner.net.params().len(),
                 config.td.lambda,
                 config.td.learning_rate,
                 config.learning_rate_end,
@@ -65,12 +65,12 @@ impl Task for TdBackgammon {
         let (games, train_seconds) = (run.games() - start_games, timing.train_seconds);
         println!(
             "{TD_BACKGAMMON}: {games} games, {} decisions in {train_seconds:.1} s of training ({:.0} games/s; {:.1} s in all)",
-            run.decisions_trained,
+            run.moves_trained,
             games as f64 / train_seconds.max(1e-9),
             started.elapsed().as_secs_f64()
         );
         let eval = &config.eval;
-        let report = td_suite(run.net(), eval.final_games, eval, EVAL_SEED ^ 1, session.progress())?;
+        let report = td_suite(&run.learner.net, eval.final_games, eval, EVAL_SEED ^ 1, session.progress())?;
         print!("{}", report.table());
         minnow_train::write_json(session, "eval.json", &report)?;
         Ok(())

@@ -2,6 +2,7 @@
 //! games, and the matches against pubeval that judge it.
 
 use crate::backgammon::{FEATURES, OUTPUTS, TD_BACKGAMMON};
+use crate::game_runs::{GameRunConfig, game_run_config};
 use minnow_optim::Check;
 use minnow_rl::RlError;
 use minnow_rl::afterstate::{TdLambdaConfig, ValueNet};
@@ -80,18 +81,14 @@ impl TdBackgammonConfig {
             let (field, expected, found) = ("learning_rate_end", "a finite value > 0", self.learning_rate_end);
             return Err(Check(TD_BACKGAMMON).value(field, expected, found).into());
         }
+        self.plan().check(TD_BACKGAMMON)?;
         for (field, value) in [
-            ("games", self.games),
-            ("checkpoint_every", self.checkpoint_every),
-            ("eval.every", self.eval.every),
             ("eval.games", self.eval.games as u64),
             ("eval.final_games", self.eval.final_games as u64),
             ("eval.candidates", self.eval.candidates as u64),
             ("eval.max_moves", self.eval.max_moves as u64),
         ] {
-            if value == 0 {
-                return Err(bad_count(field, "at least 1", 0));
-            }
+            Check(TD_BACKGAMMON).at_least_one(field, value)?;
         }
         if !(1..=4096).contains(&self.hidden) {
             return Err(bad_count("hidden", "1..=4096 hidden units", self.hidden as u64));
@@ -114,6 +111,8 @@ impl TdBackgammonConfig {
         ValueNet::new(FEATURES, self.hidden, OUTPUTS, &mut rand_pcg::Pcg64Mcg::seed_from_u64(self.seed))
     }
 }
+
+game_run_config!(TdBackgammonConfig);
 
 #[cfg(test)]
 mod tests {

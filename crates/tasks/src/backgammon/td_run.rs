@@ -1,49 +1,17 @@
-//! A td-backgammon run as the run driver sees it: one step is one
-//! self-play game (TD(lambda) on afterstates, `minnow_rl::afterstate`),
-//! the metrics averaged over a window of games, a 1-ply match against
-//! pubeval at each evaluation; and reading a checkpoint's network back.
+//! A td-backgammon run: one step is one self-play game (TD(lambda) on
+//! afterstates, `minnow_rl::afterstate`), the metrics averaged over a
+//! window of games, a 1-ply match against pubeval at each evaluation; and
+//! reading a checkpoint's network back.
 
 use crate::backgammon::{BackgammonTurns, EVAL_SEED, TD_BACKGAMMON, TdBackgammonConfig, vs_pubeval};
-use crate::game_runs::{ends_line, game_seed};
+use crate::game_runs::{Count, GameLearner, GameRun, Tallies};
+use minnow_nn::Checkpoint;
+use minnow_rl::RlError;
 use minnow_rl::afterstate::{TdLambda, TdLambdaConfig, ValueNet};
-use minnow_train::{Cadence, Metrics, Run, RunCheckpoint, RunCheckpointWriter, TaskError, TrainError};
+use minnow_train::{Metrics, RunCheckpoint, TaskError, TrainError};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::Arc;
-
-/// Training statistics since the last metrics line.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Window {
-    games: u64,
-    decisions: u64,
-    squared_error: f64,
-    /// Games ending in a gammon or backgammon.
-    gammons: u64,
-}
-
-impl Window {
-    /// Far more decisions than a game of backgammon takes (about 60), so
-    /// that a count past it can only be a crafted one.
-    const DECISIONS_PER_GAME: u64 = 1 << 20;
-
-    /// Checks a window read from a checkpoint at `step` games: no more
-    /// games than the run has played, no more gammons than games or
-    /// decisions than they can hold, a finite error.
-    fn check(&self, step: u64) -> Result<(), TrainError> {
-        let most_decisions = self.games.checked_mul(Self::DECISIONS_PER_GAME).unwrap_or(0);
-        let problem = if self.games > step {
-            format!("{} games in the window, more than the run's {step}", self.games)
-        } else if self.gammons > self.games || self.decisions > most_decisions {
-            format!("{} gammons and {} decisions in {} games", self.gammons, self.decisions, self.games)
-        } else if !(self.squared_error.is_finite() && self.squared_error >= 0.0) {
-            format!("squared_error {} is not a finite value >= 0", self.squared_error)
-        } else {
-            return Ok(());
-        };
-        Err(TrainError::BadState { key: "window".into(), detail: problem })
-    }
-}
 
 /// The checkpoint's tensor of the network's weights (the shipped agent).
 pub const WEIGHTS: &str = "td.params";
@@ -69,113 +37,95 @@ pub fn load(path: &Path) -> Result<Saved, TaskError> {
     Ok(Saved { net, config, games: checkpoint.step()? })
 }
 
-/// A TD(lambda) self-play run as the run driver sees it: one step is one game.
-pub(crate) struct TdRun {
-    config: TdBackgammonConfig,
-    net: ValueNet,
-    learner: TdLambda<BackgammonTurns>,
+/// A TD(lambda) self-play run as the run driver sees it.
+pub(crate) type TdRun = GameRun<TdSelfPlay>;
+
+/// The value network and TD(lambda)'s buffers, learning from the games
+/// it plays against itself.
+pub(crate) struct TdSelfPlay {
+    pub(crate) net: ValueNet,
+    td: TdLambda<BackgammonTurns>,
     turns: BackgammonTurns,
-    games: u64,
-    window: Window,
-    /// Decisions trained on in this process (for the closing line).
-    pub(crate) decisions_trained: u64,
 }
 
-impl TdRun {
-    pub(crate) fn new(config: TdBackgammonConfig) -> Self {
+impl GameLearner for TdSelfPlay {
+    type Config = TdBackgammonConfig;
+    type Tallies = TdTallies;
+    const TASK: &'static str = TD_BACKGAMMON;
+    const WEIGHTS: &'static str = WEIGHTS;
+    const EVAL_AT_END: bool = true;
+
+    fn new(config: &TdBackgammonConfig) -> Result<Self, RlError> {
         let net = config.new_net();
-        Self {
-            learner: TdLambda::new(&net),
-            net,
-            turns: BackgammonTurns::default(),
-            games: 0,
-            window: Window::default(),
-            decisions_trained: 0,
-            config,
-        }
+        Ok(Self { td: TdLambda::new(&net), net, turns: BackgammonTurns::default() })
     }
 
-    pub(crate) fn cadence(&self) -> Cadence {
-        let config = &self.config;
-        Cadence { eval_every: config.eval.every, checkpoint_every: config.checkpoint_every, eval_at_end: true }
-    }
-}
-
-impl Run for TdRun {
-    fn task(&self) -> &str {
-        TD_BACKGAMMON
+    fn train_game(&mut self, config: &TdBackgammonConfig, k: u64, seed: u64) -> Result<TdTallies, TrainError> {
+        let td = TdLambdaConfig { learning_rate: config.learning_rate(k), ..config.td };
+        let stats = self.td.train_game(&mut self.turns, &mut self.net, seed, &td);
+        let gammons = (stats.result_equity >= 2.0) as u64;
+        Ok(TdTallies { games: 1, decisions: stats.decisions, squared_error: stats.squared_error, gammons })
     }
 
-    /// Everything but the game budget, the checkpoint cadence and the
-    /// evaluations.
-    fn identity(&self) -> String {
-        minnow_train::config_identity(&self.config, &["games", "checkpoint_every", "eval"])
-    }
-
-    fn step(&self) -> u64 {
-        self.games
-    }
-
-    fn total(&self) -> u64 {
-        self.config.games
-    }
-
-    fn train_step(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
-        let config = &self.config;
-        let td = TdLambdaConfig { learning_rate: config.learning_rate(self.games), ..config.td };
-        let seed = game_seed(config.seed, self.games);
-        let stats = self.learner.train_game(&mut self.turns, &mut self.net, seed, &td);
-        self.decisions_trained += stats.decisions;
-        self.games += 1;
-        let window = &mut self.window;
-        window.games += 1;
-        window.decisions += stats.decisions;
-        window.squared_error += stats.squared_error;
-        window.gammons += (stats.result_equity >= 2.0) as u64;
-        if ends_line(self.games, config.games) {
-            let n = window.games as f64;
-            metrics.extend([
-                ("loss", window.squared_error / window.decisions.max(1) as f64),
-                ("decisions_per_game", window.decisions as f64 / n),
-                ("gammon_rate", window.gammons as f64 / n),
-            ]);
-            *window = Window::default();
-        }
-        Ok(())
-    }
-
-    fn evaluate(&mut self, metrics: &mut Metrics) -> Result<(), TrainError> {
-        let eval = &self.config.eval;
+    fn evaluate(&mut self, config: &TdBackgammonConfig, metrics: &mut Metrics) -> Result<(), TrainError> {
+        let eval = &config.eval;
         let r = vs_pubeval(&Arc::new(self.net.clone()), 1, eval.games, EVAL_SEED, eval, &|| {})
             .map_err(TrainError::task)?;
         metrics.extend([("win_rate_vs_pubeval", r.win_rate().rate), ("points_per_game", r.points_per_game())]);
         Ok(())
     }
 
-    fn save(&self, checkpoint: &mut RunCheckpointWriter) -> Result<(), TrainError> {
-        let params = self.net.params();
-        checkpoint.tensor(WEIGHTS, &[params.len()], params).json("config", &self.config).json("window", &self.window);
-        Ok(())
+    fn weights(&self) -> &[f32] {
+        self.net.params()
     }
 
-    fn restore(&mut self, checkpoint: &RunCheckpoint) -> Result<(), TrainError> {
-        self.net.restore(checkpoint.raw(), WEIGHTS).map_err(TrainError::task)?;
-        let (window, games): (Window, u64) = (checkpoint.json("window")?, checkpoint.step()?);
-        window.check(games)?;
-        (self.window, self.games) = (window, games);
-        Ok(())
+    fn restore(&mut self, checkpoint: &Checkpoint, name: &str) -> Result<(), RlError> {
+        self.net.restore(checkpoint, name)
     }
 }
 
-impl TdRun {
-    /// The network as trained so far.
-    pub(crate) fn net(&self) -> &ValueNet {
-        &self.net
+/// One self-play game's statistics, or their sums over a window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TdTallies {
+    games: u64,
+    decisions: u64,
+    squared_error: f64,
+    /// Games ending in a gammon or backgammon.
+    gammons: u64,
+}
+
+impl Tallies for TdTallies {
+    fn games(&self) -> u64 {
+        self.games
     }
 
-    /// Training games played.
-    pub(crate) fn games(&self) -> u64 {
-        self.games
+    fn moves(&self) -> u64 {
+        self.decisions
+    }
+
+    fn squared_error(&self) -> f64 {
+        self.squared_error
+    }
+
+    /// Far more decisions than a game of backgammon takes (about 60), and
+    /// at most one gammon a game.
+    fn counts(&self) -> impl IntoIterator<Item = Count> {
+        [
+            Count { key: "decisions", value: self.decisions, per_game: 1 << 20 },
+            Count { key: "gammons", value: self.gammons, per_game: 1 },
+        ]
+    }
+
+    fn add(&mut self, other: &Self) {
+        self.games += other.games;
+        self.decisions += other.decisions;
+        self.squared_error += other.squared_error;
+        self.gammons += other.gammons;
+    }
+
+    fn means(&self, games: f64) -> impl IntoIterator<Item = (&'static str, f64)> {
+        [("decisions_per_game", self.decisions as f64 / games), ("gammon_rate", self.gammons as f64 / games)]
     }
 }
 
@@ -183,7 +133,9 @@ impl TdRun {
 mod tests {
     use super::*;
     use crate::backgammon::TdEvalConfig;
+    use crate::game_runs::{game_seed, testing};
     use minnow_nn::CheckpointWriter;
+    use minnow_train::Run;
 
     fn train(net: &mut ValueNet, config: &TdBackgammonConfig, games: std::ops::Range<u64>) {
         let mut turns = BackgammonTurns::default();
@@ -196,15 +148,17 @@ mod tests {
 
     /// A 4-hidden-unit network, 4 games, a checkpoint and a 2-game match
     /// against pubeval every 2.
-    fn tiny_config() -> TdBackgammonConfig {
+    fn tiny_run() -> TdRun {
         let eval = TdEvalConfig { every: 2, games: 2, threads: 1, ..TdBackgammonConfig::default().eval };
-        TdBackgammonConfig { hidden: 4, games: 4, checkpoint_every: 2, eval, ..TdBackgammonConfig::default() }
+        let config =
+            TdBackgammonConfig { hidden: 4, games: 4, checkpoint_every: 2, eval, ..TdBackgammonConfig::default() };
+        TdRun::new(config).unwrap()
     }
 
     /// A checkpoint after 2 games, made once.
-    fn saved() -> &'static minnow_nn::Checkpoint {
-        static SAVED: std::sync::OnceLock<minnow_nn::Checkpoint> = std::sync::OnceLock::new();
-        SAVED.get_or_init(|| minnow_train::testing::checkpoint_after(TdRun::new(tiny_config()), 2))
+    fn saved() -> &'static Checkpoint {
+        static SAVED: std::sync::OnceLock<Checkpoint> = std::sync::OnceLock::new();
+        SAVED.get_or_init(|| minnow_train::testing::checkpoint_after(tiny_run(), 2))
     }
 
     proptest::proptest! {
@@ -214,25 +168,13 @@ mod tests {
         /// and identity tags) is refused or trains on; never a panic.
         #[test]
         fn crafted_td_metadata_resumes_or_is_refused((key, value) in minnow_nn::testing::crafted_metadata(saved())) {
-            let run = TdRun::new(tiny_config());
-            let cadence = run.cadence();
-            minnow_train::testing::resume_crafted(saved(), &key, value, run, cadence);
+            testing::resume_crafted(saved(), &key, value, tiny_run());
         }
     }
 
     #[test]
     fn a_window_the_run_cannot_hold_is_refused_naming_it() {
-        let dir = minnow_nn::testing::ScratchDir::new("td-window");
-        let path = dir.join("window.safetensors");
-        let refused = |window: Window| {
-            saved().rewrite(&["window"]).meta("window", serde_json::to_string(&window).unwrap()).save(&path).unwrap();
-            minnow_train::resume(&mut TdRun::new(tiny_config()), &path).unwrap_err().to_string()
-        };
-        let err = refused(Window { games: u64::MAX, ..Window::default() });
-        assert!(err.contains("metadata 'window'") && err.contains("more than the run's 2"), "{err}");
-        assert!(refused(Window { games: 1, gammons: 2, ..Window::default() }).contains("2 gammons"));
-        assert!(refused(Window { games: 1, decisions: u64::MAX, ..Window::default() }).contains("in 1 games"));
-        assert!(refused(Window { squared_error: -0.5, ..Window::default() }).contains("squared_error -0.5"));
+        testing::refuses_windows_it_cannot_hold(saved(), 2, tiny_run);
     }
 
     #[test]
@@ -243,22 +185,23 @@ mod tests {
         let mut straight = config.new_net();
         train(&mut straight, &config, 0..10);
         // Stopped after 6 of its 10 games (the step size decays over all 10).
-        let mut first = TdRun::new(config.clone());
+        let mut first = TdRun::new(config.clone()).unwrap();
         let mut metrics = Metrics::new();
         while first.step() < 6 {
             first.train_step(&mut metrics).unwrap();
         }
         minnow_train::save(&first, &path).unwrap();
         let saved = load(&path).unwrap();
-        assert_eq!((saved.games, saved.net.params()), (6, first.net.params()));
-        let mut resumed = TdRun::new(config.clone());
+        assert_eq!((saved.games, saved.net.params()), (6, first.learner.net.params()));
+        let mut resumed = TdRun::new(config.clone()).unwrap();
         minnow_train::resume(&mut resumed, &path).unwrap();
-        let mut net = resumed.net.clone();
+        let mut net = resumed.learner.net.clone();
         train(&mut net, &config, 6..10);
         assert_eq!(net.params(), straight.params(), "resume is exact");
-        assert_ne!(first.net.params(), straight.params());
+        assert_ne!(first.learner.net.params(), straight.params());
 
-        let refused = |config: TdBackgammonConfig| minnow_train::resume(&mut TdRun::new(config), &path).unwrap_err();
+        let refused =
+            |config: TdBackgammonConfig| minnow_train::resume(&mut TdRun::new(config).unwrap(), &path).unwrap_err();
         let err = refused(TdBackgammonConfig { hidden: 13, ..config.clone() }).to_string();
         assert!(err.contains("hidden = 12, this run is hidden = 13"), "{err}");
         // The seed, lambda and step sizes shape the run too; games may change.
@@ -266,7 +209,7 @@ mod tests {
         assert!(err.contains("seed = 1, this run is seed = 99"), "{err}");
         let td = TdLambdaConfig { lambda: 0.5, ..config.td };
         assert!(refused(TdBackgammonConfig { td, ..config.clone() }).to_string().contains("td.lambda = 0.7"));
-        minnow_train::resume(&mut TdRun::new(TdBackgammonConfig { games: 20, ..config }), &path).unwrap();
+        minnow_train::resume(&mut TdRun::new(TdBackgammonConfig { games: 20, ..config }).unwrap(), &path).unwrap();
         CheckpointWriter::new().tensor("x", &[1], &[0.0]).meta("task", "ntuple-2048").save(&path).unwrap();
         let err = load(&path).err().unwrap().to_string();
         assert!(err.contains("expected a run checkpoint of format 'minnow-run/1', found no format tag"), "{err}");

@@ -2,6 +2,7 @@
 //! the game, the cadences and the evaluations, with the checks that refuse
 //! what could not train.
 
+use crate::game_runs::{GameRunConfig, game_run_config};
 use minnow_envs::Game2048Config;
 use minnow_optim::Check;
 use minnow_rl::RlError;
@@ -59,20 +60,11 @@ pub struct NTupleEvalConfig {
 /// (The shapes are Jaśkowski 2016's; his network reads four of them at
 /// all 8 symmetric placements: `configs/ntuple-2048-symmetric.json`.)
 fn default_tuples() -> Vec<Vec<usize>> {
-    vec![
-        vec![0, 1, 2, 3, 4, 5],
-        vec![4, 5, 6, 7, 8, 9],
-        vec![8, 9, 10, 11, 12, 13],
-        vec![0, 1, 2, 4, 5, 6],
-        vec![4, 5, 6, 8, 9, 10],
-        vec![8, 9, 10, 12, 13, 14],
-        vec![0, 4, 8, 12, 1, 5],
-        vec![1, 5, 9, 13, 2, 6],
-        vec![2, 6, 10, 14, 3, 7],
-        vec![0, 4, 8, 1, 5, 9],
-        vec![1, 5, 9, 2, 6, 10],
-        vec![2, 6, 10, 3, 7, 11],
-    ]
+    let row_and_two = |r: usize| vec![4 * r, 4 * r + 1, 4 * r + 2, 4 * r + 3, 4 * r + 4, 4 * r + 5];
+    let rectangle = |r: usize| vec![4 * r, 4 * r + 1, 4 * r + 2, 4 * r + 4, 4 * r + 5, 4 * r + 6];
+    let in_rows: Vec<Vec<usize>> = (0..3).map(row_and_two).chain((0..3).map(rectangle)).collect();
+    let turned = |tuple: &Vec<usize>| tuple.iter().map(|&c| 4 * (c % 4) + c / 4).collect();
+    in_rows.iter().cloned().chain(in_rows.iter().map(turned)).collect()
 }
 
 impl Default for NTupleConfig {
@@ -103,22 +95,11 @@ impl NTupleConfig {
             let (field, expected, found) = ("alpha", "a value in (0, 1]", self.alpha);
             return Err(Check(CONFIG).value(field, expected, found).into());
         }
-        if self.games == 0 {
-            return Err(bad_count("games", "at least 1", 0));
-        }
+        self.plan().check(CONFIG)?;
+        Check(CONFIG).at_least_one("eval.during", self.eval.during as u64)?;
+        Check(CONFIG).at_least_one("eval.last", self.eval.last as u64)?;
         if !(2..=16).contains(&self.levels) {
             return Err(bad_count("levels", "2..=16 (a cell holds exponents 0..=15)", self.levels as u64));
-        }
-        if self.checkpoint_every == 0 {
-            return Err(bad_count("checkpoint_every", "at least 1", 0));
-        }
-        for (field, value) in [("eval.every", self.eval.every), ("eval.during", self.eval.during as u64)] {
-            if value == 0 {
-                return Err(bad_count(field, "at least 1", 0));
-            }
-        }
-        if self.eval.last == 0 {
-            return Err(bad_count("eval.last", "at least 1", 0));
         }
         if let Some(&cell) = self.tuples.iter().flatten().find(|&&c| c >= 16) {
             return Err(bad_count("tuples", "cells 0..=15 (4 * row + col)", cell as u64));
@@ -134,6 +115,8 @@ impl NTupleConfig {
         4.0 * entries
     }
 }
+
+game_run_config!(NTupleConfig);
 
 #[cfg(test)]
 mod tests {

@@ -57,30 +57,32 @@ impl Task for NTuple2048 {
         let mut run = NTupleRun::new(config.clone())?;
         session.resume(&mut run)?;
         if let Some(out) = session.out() {
-            let weights = run.player.net.weights().len();
+            let net = &run.learner.player.net;
+            let weights = net.weights().len();
             println!(
                 "training {TASK} for {} games: {} tables, {weights} weights ({:.0} MiB), {} entries read per board{} -> {}",
                 config.games,
                 config.tuples.len(),
                 weights as f64 * 4.0 / (1 << 20) as f64,
-                run.player.net.features(),
+                net.features(),
                 if config.symmetric_sampling { " (symmetric sampling)" } else { "" },
                 out.display()
             );
         }
-        let (started, start_games) = (Instant::now(), run.games);
+        let (started, start_games) = (Instant::now(), run.games());
         let cadence = run.cadence();
         let timing = session.drive(&mut run, cadence, View { headline: "mean_score", show: &[], observer: &mut () })?;
         let train_seconds = timing.train_seconds;
         println!(
             "{TASK}: {} games, {} moves in {train_seconds:.1} s of training ({:.0} moves/s; {:.1} s in all)",
-            run.games - start_games,
+            run.games() - start_games,
             run.moves_trained,
             run.moves_trained as f64 / train_seconds.max(1e-9),
             started.elapsed().as_secs_f64()
         );
         let t = Instant::now();
-        let r = run.player.evaluate(&run.prototype, config.eval.last, config.eval.seed)?;
+        let learner = &run.learner;
+        let r = learner.player.evaluate(&learner.prototype, config.eval.last, config.eval.seed)?;
         println!("final greedy evaluation, one view ({:.1} s):\n{r}", t.elapsed().as_secs_f64());
         minnow_train::write_json(session, "eval.json", &r)
     }

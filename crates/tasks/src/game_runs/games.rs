@@ -1,6 +1,6 @@
-//! What a run whose step is one self-play game needs whatever the game
-//! (td-backgammon's TD(lambda) on afterstates, and any other such run):
-//! each training game's seed, and how many games a metrics line averages.
+//! Which game a run plays next and which games a metrics line averages:
+//! fixed by the run's seed and length alone, so a resumed run plays and
+//! logs what an uninterrupted one does.
 
 /// Training game `k` of a run seeded `seed` starts from this seed: the
 /// same game in every run of that seed, resumed or not.
