@@ -2,6 +2,7 @@
 //! evaluation, metrics in the order the run reported them, non-finite
 //! values as `null`.
 
+use super::appended::{self, Appended};
 use crate::{Event, Observer, Result, TrainError};
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -54,9 +55,11 @@ impl JsonLines {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
 
-    /// Appends one record.
-    pub fn write(&mut self, step: u64, metrics: &[(&'static str, f64)]) -> std::io::Result<()> {
+impl Appended for JsonLines {
+    /// Appends one line.
+    fn append(&mut self, step: u64, metrics: &[(&'static str, f64)]) -> std::io::Result<()> {
         self.line.clear();
         write!(self.line, "{{\"step\":{step}")?;
         for (name, value) in metrics {
@@ -70,30 +73,18 @@ impl JsonLines {
         self.file.write_all(&self.line)
     }
 
-    /// Pushes buffered lines to the file.
-    pub fn flush(&mut self) -> std::io::Result<()> {
-        self.file.flush()
-    }
-
-    /// Pushes buffered lines to the file and the file to the disk.
-    pub fn sync(&mut self) -> std::io::Result<()> {
-        self.file.flush()?;
-        self.file.get_ref().sync_data()
+    fn file(&mut self) -> &mut BufWriter<File> {
+        &mut self.file
     }
 }
 
 impl Observer for JsonLines {
     fn observe(&mut self, event: Event<'_>) {
-        // A metrics line lost to a full disk must not stop training.
-        let _ = match event {
-            Event::Step { step, metrics, .. } | Event::Eval { step, metrics } => self.write(step, metrics),
-            Event::Checkpoint { .. } => self.flush(),
-        };
+        appended::observe(self, event);
     }
 
     fn persist(&mut self) {
-        // Best effort, as for every line: a failure here must not stop training.
-        let _ = self.sync();
+        appended::persist(self);
     }
 }
 
@@ -107,8 +98,8 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("metrics.jsonl");
         let mut sink = JsonLines::open(&path, 0).unwrap();
-        sink.write(7, &[("loss", 0.25), ("odd \"name\"", f64::NAN), ("big", f64::INFINITY)]).unwrap();
-        sink.flush().unwrap();
+        sink.append(7, &[("loss", 0.25), ("odd \"name\"", f64::NAN), ("big", f64::INFINITY)]).unwrap();
+        sink.sync().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text, "{\"step\":7,\"loss\":0.25,\"odd \\\"name\\\"\":null,\"big\":null}\n");
         let value: serde_json::Value = serde_json::from_str(&text).unwrap();

@@ -1,6 +1,7 @@
 //! Where metrics go: a JSON-lines file and TensorBoard event files. Both
 //! are observers, and both drop what a resumed run is about to redo.
 
+mod appended;
 mod crc32c;
 mod jsonl;
 mod tensorboard;

@@ -10,6 +10,7 @@
 //! the crates that write event files pull in a whole protobuf toolchain
 //! (and image encoders) for these five fields.
 
+use super::appended::{self, Appended};
 use super::crc32c;
 use crate::{Event, Observer, Result, TrainError};
 use std::fs::File;
@@ -86,9 +87,11 @@ impl TensorBoard {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
 
+impl Appended for TensorBoard {
     /// Appends one event with a scalar per metric.
-    pub fn write(&mut self, step: u64, metrics: &[(&'static str, f64)]) -> std::io::Result<()> {
+    fn append(&mut self, step: u64, metrics: &[(&'static str, f64)]) -> std::io::Result<()> {
         self.summary.clear();
         for (name, value) in metrics {
             let value_len = 1 + varint_len(name.len() as u64) + name.len() + 1 + 4;
@@ -109,30 +112,19 @@ impl TensorBoard {
         frame(&self.event, &mut self.file)
     }
 
-    /// Pushes buffered events to the file.
-    pub fn flush(&mut self) -> std::io::Result<()> {
-        self.file.flush()
-    }
-
-    /// Pushes buffered events to the file and the file to the disk.
-    pub fn sync(&mut self) -> std::io::Result<()> {
-        self.file.flush()?;
-        self.file.get_ref().sync_data()
+    fn file(&mut self) -> &mut BufWriter<File> {
+        &mut self.file
     }
 }
 
 impl Observer for TensorBoard {
     fn observe(&mut self, event: Event<'_>) {
-        // Lost metrics must not stop training.
-        let _ = match event {
-            Event::Step { step, metrics, .. } | Event::Eval { step, metrics } => self.write(step, metrics),
-            // TensorBoard reloads files as they grow: keep it current.
-            Event::Checkpoint { .. } => self.flush(),
-        };
+        // TensorBoard reloads files as they grow: a checkpoint flushes.
+        appended::observe(self, event);
     }
 
     fn persist(&mut self) {
-        let _ = self.sync();
+        appended::persist(self);
     }
 }
 
@@ -274,7 +266,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let mut sink = TensorBoard::open(&dir, 0).unwrap();
         for step in 1..=3 {
-            sink.write(step, &[("loss", step as f64)]).unwrap();
+            sink.append(step, &[("loss", step as f64)]).unwrap();
         }
         drop(sink);
         let path = dir.join(EVENT_FILE);
