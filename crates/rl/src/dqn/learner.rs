@@ -2,18 +2,23 @@
 //! (double or plain, over legal next actions), Huber loss weighted by
 //! importance weights, clip, Adam, new priorities, target update.
 
+mod loss;
+mod targets;
+
 use super::afterstates::Afterstates;
 use super::env::{afterstates_of, model_of};
 use super::run::mean;
 use super::shards::Shards;
 use super::symmetric::SymmetricViews;
 use super::{DqnConfig, DqnEnv, Memory, QNetwork, QNetworkConfig, TargetUpdate};
-use crate::{Batch, Check, ReplayConfig, Result, RlError};
+use crate::{Batch, Check, ReplayConfig, Result};
+use loss::backward;
 use minnow_autodiff::{Params, Tape};
 use minnow_nn::Forward;
 use minnow_optim::{Adam, Optimizer, Schedule, clip_grad_norm};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
+use targets::{choose_next_actions, discount, legal_actions, next_state_values, target_values};
 
 /// What one update measured.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -427,168 +432,4 @@ impl DqnLearner {
         }
         Ok(())
     }
-
-    /// `targets = Q_target(s', a*)`, with `a*` the online network's choice
-    /// (double DQN) or the target's own, over the legal actions of `s'`.
-    fn bootstrap_targets(&mut self) -> Result<()> {
-        let legal = legal_actions(self.batch.next_mask(), self.net.actions());
-        next_state_values(
-            &self.net,
-            (&self.online, &self.target),
-            &mut self.eval_tape,
-            self.config.double,
-            self.batch.next_obs(),
-            &legal,
-            &mut self.next_actions,
-            &mut self.targets,
-        )?;
-        Ok(())
-    }
-
-    /// As [`Self::bootstrap_targets`], with `Q(s', a) = r + V(afterstate)`
-    /// from `env`'s model; 0 where `s'` has no legal move.
-    fn bootstrap_from_afterstates<E: DqnEnv>(&mut self, env: &E) -> Result<()> {
-        let after = self.after.as_mut().expect("called with afterstates");
-        let (inputs, actions, scale) = (self.net.inputs(), self.actions, self.config.reward_scale);
-        after.expand(afterstates_of(env)?, self.batch.next_obs(), inputs, actions)?;
-        if self.config.double {
-            after.score(&self.net, &self.online, &mut self.eval_tape, scale)?;
-            for r in 0..self.targets.len() {
-                after.choices[r] = after.best(r, actions, u64::MAX).map_or(u32::MAX, |(a, _)| a as u32);
-            }
-        }
-        after.score(&self.net, &self.target, &mut self.eval_tape, scale)?;
-        for (r, y) in self.targets.iter_mut().enumerate() {
-            *y = match (self.config.double, after.choices[r]) {
-                (true, u32::MAX) => 0.0,
-                (true, a) => after.q[r * actions + a as usize],
-                (false, _) => after.best(r, actions, u64::MAX).map_or(0.0, |(_, q)| q),
-            };
-        }
-        Ok(())
-    }
-}
-
-/// The batch's legal actions in next state `r` as a bit set (every action
-/// where the memory keeps no masks).
-fn legal_actions(masks: &[f32], actions: usize) -> impl Fn(usize) -> u64 + Sync + '_ {
-    move |r| {
-        if masks.is_empty() {
-            u64::MAX >> (64 - actions)
-        } else {
-            masks[r * actions..(r + 1) * actions].iter().enumerate().fold(0, |m, (a, &v)| m | ((v > 0.5) as u64) << a)
-        }
-    }
-}
-
-/// `y = r + (1 - done) * discount * y` for every row of the batch.
-fn discount(targets: &mut [f32], batch: &Batch) {
-    let (rewards, dones, discounts) = (batch.rewards(), batch.dones(), batch.discounts());
-    for (r, y) in targets.iter_mut().enumerate() {
-        *y = rewards[r] + (1.0 - dones[r]) * discounts[r] * *y;
-    }
-}
-
-/// `out[r]`: the target network's value of next state `r` (a row of
-/// `next_obs`), at the legal action the online network prefers (`double`,
-/// the choice kept in `choices`) or at the target's own best; 0 without a
-/// legal action.
-#[allow(clippy::too_many_arguments)]
-fn next_state_values(
-    net: &QNetwork,
-    (online, target): (&Params, &Params),
-    tape: &mut Tape,
-    double: bool,
-    next_obs: &[f32],
-    legal: &impl Fn(usize) -> u64,
-    choices: &mut [u32],
-    out: &mut [f32],
-) -> Result<()> {
-    if double {
-        choose_next_actions(net, online, tape, next_obs, legal, choices)?;
-    }
-    target_values(net, target, tape, double, next_obs, legal, choices, out)
-}
-
-/// `choices[r]`: the online network's best legal action in next state `r`
-/// (`u32::MAX` without one), for double DQN.
-fn choose_next_actions(
-    net: &QNetwork,
-    online: &Params,
-    tape: &mut Tape,
-    next_obs: &[f32],
-    legal: &impl Fn(usize) -> u64,
-    choices: &mut [u32],
-) -> Result<()> {
-    let (actions, inputs) = (net.actions(), net.inputs());
-    let mut g = tape.inference(online);
-    let x = g.input(&[choices.len(), inputs], next_obs)?;
-    let q = net.forward(&mut g, x)?;
-    for (r, row) in g.value(q).chunks_exact(actions).enumerate() {
-        choices[r] = super::masked_argmax(row, legal(r)).map_or(u32::MAX, |(a, _)| a as u32);
-    }
-    Ok(())
-}
-
-/// The target network's half of [`next_state_values`], with the online
-/// network's `choices` already made when `double`.
-#[allow(clippy::too_many_arguments)]
-fn target_values(
-    net: &QNetwork,
-    target: &Params,
-    tape: &mut Tape,
-    double: bool,
-    next_obs: &[f32],
-    legal: &impl Fn(usize) -> u64,
-    choices: &[u32],
-    out: &mut [f32],
-) -> Result<()> {
-    let (rows, actions, inputs) = (out.len(), net.actions(), net.inputs());
-    let mut g = tape.inference(target);
-    let x = g.input(&[rows, inputs], next_obs)?;
-    let q = net.forward(&mut g, x)?;
-    for (r, row) in g.value(q).chunks_exact(actions).enumerate() {
-        out[r] = if double {
-            row.get(choices[r] as usize).copied().unwrap_or(0.0)
-        } else {
-            super::masked_argmax(row, legal(r)).map_or(0.0, |(_, v)| v)
-        };
-    }
-    Ok(())
-}
-
-/// The backward pass of an update's loss; returns the loss and the mean
-/// of `q`'s values. In one process: an error if the loss is not finite.
-/// With `shards`: this rank's part of the global batch's loss (scaled by
-/// the shard's seed), its Q values put at `at` for the sum, and NaN for
-/// the mean (the sum gives it). A non-finite part is not an error there:
-/// it makes the sum over the ranks non-finite, so every rank fails at the
-/// same update instead of one leaving the others waiting in the sum.
-fn backward(
-    g: &mut minnow_autodiff::Graph<'_>,
-    loss: minnow_autodiff::Var,
-    q: minnow_autodiff::Var,
-    at: std::ops::Range<usize>,
-    shards: Option<&mut Shards>,
-    update: u64,
-) -> Result<(f32, f32)> {
-    let (loss, value, mean_q) = match shards {
-        None => {
-            let value = g.scalar(loss);
-            if !value.is_finite() {
-                return Err(RlError::Diverged { update, loss: value });
-            }
-            (loss, value, mean(g.value(q).iter().copied()))
-        }
-        Some(shards) => {
-            shards.clear_q();
-            shards.q[at].copy_from_slice(g.value(q));
-            let part = g.scale(loss, shards.seed())?;
-            (part, g.scalar(part), f32::NAN)
-        }
-    };
-    if value.is_finite() {
-        g.backward(loss)?;
-    }
-    Ok((value, mean_q))
 }
