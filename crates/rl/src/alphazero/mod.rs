@@ -30,14 +30,16 @@ mod config;
 mod driver;
 pub mod eval;
 mod league;
+mod learner;
 pub mod ratings;
 mod replay;
+mod round;
 mod run;
 mod self_play;
 mod trainer;
 mod yardstick;
 
-pub use actors::{ActorReport, Learner, play_for_learner};
+pub use actors::{ActorReport, play_for_learner};
 pub use agent::AzAgent;
 pub use config::{AzConfig, EvalConfig, NetworkConfig, SelfPlayConfig, TrainingConfig};
 pub use driver::{BEST_FILE, EVAL_SEED, task_name};
@@ -46,6 +48,7 @@ pub use eval::{
     play_match, play_match_from, random_opening, reset_start, rollout_player, spread_games, wilson,
 };
 pub use league::{EloReport, League, Rated};
+pub use learner::Learner;
 pub use replay::{PositionReplay, Positions};
 pub use run::{AzRun, EvalReport, IterationReport, Totals, evaluate_snapshot, net_player};
 pub use self_play::{SelfPlayStats, SelfPlayWorker};

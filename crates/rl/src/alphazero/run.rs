@@ -11,8 +11,9 @@
 //! Adam state, replay, the learner's RNG, counters) resumes it bit for bit
 //! (`driver.rs`: the run as the run driver sees it).
 
-use super::actors::{Actors, FIRST_WORKER_STREAM};
+use super::actors::Actors;
 use super::league::{EloReport, League};
+use super::round::{FIRST_WORKER_STREAM, derive_seed, play_round};
 use super::{
     AzAgent, AzConfig, PositionReplay, Positions, SelfPlayStats, SelfPlayWorker, TrainLoss, Trainer, Yardstick,
     network_config,
@@ -158,14 +159,6 @@ pub struct AzRun<G: Game> {
     pub(super) best_dir: Option<PathBuf>,
     /// The task's own fixed opponent, if it has one (`set_yardstick`).
     pub(super) yardstick: Option<Yardstick>,
-}
-
-/// Mixes the run seed, an iteration and a stream into one seed.
-pub(super) fn derive_seed(seed: u64, iteration: u64, stream: u64) -> u64 {
-    let mut x = seed ^ iteration.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ stream.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x ^= x >> 31;
-    x = x.wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 29)
 }
 
 impl<G: Game + Default + Send> AzRun<G> {
@@ -383,41 +376,6 @@ fn train_steps(trainer: &mut Trainer, replay: &PositionReplay, rng: &mut Pcg64Mc
         sum.value += l.value;
     }
     Ok(sum)
-}
-
-/// One round of self-play: worker `w` plays `games` games seeded from
-/// `seed(w)` into `outputs[w]` (cleared first) on its own thread while
-/// the calling thread runs `meanwhile` (the learner's updates, say); the
-/// workers' counts summed, or the first worker's error.
-pub(super) fn play_round<G: Game + Default + Send, T>(
-    workers: &mut [SelfPlayWorker<G>],
-    outputs: &mut [Positions],
-    games: usize,
-    seed: impl Fn(usize) -> u64,
-    meanwhile: impl FnOnce() -> T,
-) -> (Result<SelfPlayStats>, T) {
-    std::thread::scope(|s| {
-        let handles: Vec<_> = workers
-            .iter_mut()
-            .zip(outputs.iter_mut())
-            .enumerate()
-            .map(|(w, (worker, out))| {
-                out.clear();
-                let seed = seed(w);
-                s.spawn(move || worker.play(games, seed, out))
-            })
-            .collect();
-        let done = meanwhile();
-        let mut played = Ok(SelfPlayStats::default());
-        for handle in handles {
-            let worker = handle.join().expect("a self-play worker panicked");
-            played = played.and_then(|mut sum| {
-                sum.add(&worker?);
-                Ok(sum)
-            });
-        }
-        (played, done)
-    })
 }
 
 /// "connect4 168-128x4-7": game, inputs, width, blocks, actions.
