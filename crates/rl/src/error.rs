@@ -2,7 +2,7 @@
 /// transition or batch of the wrong shape, a minibatch larger than what is
 /// stored, saved state that does not fit the receiver; and what can go
 /// wrong while learning (a network or environment error, divergence).
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum RlError {
     /// A config value or count out of range, from the workspace's one
     /// range check (`minnow_config::Check`), naming the config, the key,
@@ -103,14 +103,18 @@ pub enum RlError {
         /// The loss found.
         loss: f32,
     },
-    /// A checkpoint that cannot be read, does not match this run's config, or
-    /// is asked for off a checkpoint boundary.
+    /// The run checkpoint refused (it cannot be read, is of another task
+    /// or config, or holds state that does not fit).
+    #[error(transparent)]
+    Checkpoint(#[from] minnow_train::TrainError),
+    /// A checkpoint whose contents do not fit this run (the message names
+    /// the file and the key), or a save asked for off a checkpoint boundary.
     #[error("{0}")]
     Resume(String),
     /// The process group of a distributed run failed, or a rank sent what
-    /// does not decode (`minnow_dist::DistError`, as it displayed).
-    #[error("{0}")]
-    Dist(String),
+    /// does not decode.
+    #[error(transparent)]
+    Dist(#[from] minnow_dist::DistError),
     /// A distributed self-play run on too few ranks.
     #[error(
         "distributed self-play needs at least 2 ranks (rank 0 learns, every other rank plays), found {ranks}: \
@@ -155,11 +159,5 @@ impl From<minnow_optim::OptimError> for RlError {
 impl From<minnow_autodiff::Error> for RlError {
     fn from(e: minnow_autodiff::Error) -> Self {
         RlError::Network(e.into())
-    }
-}
-
-impl From<minnow_dist::DistError> for RlError {
-    fn from(e: minnow_dist::DistError) -> Self {
-        RlError::Dist(e.to_string())
     }
 }

@@ -9,7 +9,7 @@
 
 use super::run::network_label;
 use super::{AzConfig, AzRun};
-use crate::{Result, RlError};
+use crate::Result;
 use minnow_envs::Game;
 use minnow_train::{Metrics, Run, RunCheckpoint, RunCheckpointWriter, TrainError};
 use std::path::Path;
@@ -150,7 +150,7 @@ impl<G: Game + Default + Send + Sync> AzRun<G> {
     /// identity, or of an older layout, is an error naming what differs.
     pub fn resume(config: AzConfig, path: &Path) -> Result<Self> {
         let mut run = Self::new(config)?;
-        minnow_train::resume(&mut run, path).map_err(|e| RlError::Resume(e.to_string()))?;
+        minnow_train::resume(&mut run, path)?;
         Ok(run)
     }
 }

@@ -7,12 +7,8 @@
 use super::{DqnConfig, DqnEnv, DqnRun};
 use crate::state::read_meta;
 use crate::{Result, RlError};
-use minnow_train::{RunCheckpoint, RunCheckpointWriter, TrainError};
+use minnow_train::{RunCheckpoint, RunCheckpointWriter};
 use std::path::Path;
-
-fn resume_error(e: TrainError) -> RlError {
-    RlError::Resume(e.to_string())
-}
 
 impl<E: DqnEnv> DqnRun<E> {
     /// Writes the run's state into a run checkpoint (the caller wrote the
@@ -23,11 +19,11 @@ impl<E: DqnEnv> DqnRun<E> {
             return Err(RlError::Resume("save: a DQN run is saved only at a checkpoint boundary".into()));
         }
         let learner = &self.learner;
-        checkpoint
-            .params("online", &learner.online)
-            .params("target", &learner.target)
-            .optimizer("optimizer", &learner.adam, &learner.online)
-            .map_err(resume_error)?;
+        checkpoint.params("online", &learner.online).params("target", &learner.target).optimizer(
+            "optimizer",
+            &learner.adam,
+            &learner.online,
+        )?;
         let memory = learner.memory.save("replay");
         for array in &memory.arrays {
             checkpoint.tensor(&array.name, &array.dims, &array.values);
@@ -51,15 +47,15 @@ impl<E: DqnEnv> DqnRun<E> {
     /// built from the same config.
     pub fn restore_state(&mut self, checkpoint: &RunCheckpoint) -> Result<()> {
         let learner = &mut self.learner;
-        checkpoint.restore_params("online", &mut learner.online).map_err(resume_error)?;
-        checkpoint.restore_params("target", &mut learner.target).map_err(resume_error)?;
-        checkpoint.restore_optimizer("optimizer", &mut learner.adam, &learner.online).map_err(resume_error)?;
+        checkpoint.restore_params("online", &mut learner.online)?;
+        checkpoint.restore_params("target", &mut learner.target)?;
+        checkpoint.restore_optimizer("optimizer", &mut learner.adam, &learner.online)?;
         learner.memory.restore("replay", checkpoint.raw())?;
-        learner.updates = checkpoint.counter("updates").map_err(resume_error)?;
-        learner.rng = checkpoint.rng("learn").map_err(resume_error)?;
-        self.rng = checkpoint.rng("act").map_err(resume_error)?;
-        self.env_steps = checkpoint.counter("env_steps").map_err(resume_error)?;
-        self.episodes = checkpoint.counter("episodes").map_err(resume_error)?;
+        learner.updates = checkpoint.counter("updates")?;
+        learner.rng = checkpoint.rng("learn")?;
+        self.rng = checkpoint.rng("act")?;
+        self.env_steps = checkpoint.counter("env_steps")?;
+        self.episodes = checkpoint.counter("episodes")?;
         self.curriculum = read_meta(checkpoint.raw(), "curriculum")?;
         self.recent = read_meta(checkpoint.raw(), "recent")?;
         self.recent.reserve();
@@ -72,7 +68,7 @@ impl<E: DqnEnv> DqnRun<E> {
     pub fn save(&self, path: &Path) -> Result<()> {
         let mut checkpoint = RunCheckpointWriter::new(E::NAME, &self.learner.config.identity(), self.env_steps);
         self.save_state(&mut checkpoint)?;
-        checkpoint.save(path).map_err(resume_error)
+        checkpoint.save(path).map_err(RlError::Checkpoint)
     }
 
     /// A run built from `config` and `env`, continued from the checkpoint
@@ -81,7 +77,7 @@ impl<E: DqnEnv> DqnRun<E> {
     /// error says what differs and nothing is loaded.
     pub fn resume(config: &DqnConfig, env: E, path: &Path) -> Result<Self> {
         let mut run = Self::new(config, env)?;
-        let checkpoint = RunCheckpoint::load(path, E::NAME, &config.identity()).map_err(resume_error)?;
+        let checkpoint = RunCheckpoint::load(path, E::NAME, &config.identity())?;
         run.restore_state(&checkpoint)?;
         Ok(run)
     }

@@ -10,27 +10,23 @@ use crate::{Result, RlError};
 use minnow_autodiff::Params;
 use minnow_nn::Checkpoint;
 use minnow_optim::Optimizer;
-use minnow_train::{RunCheckpoint, RunCheckpointWriter, TrainError};
+use minnow_train::{RunCheckpoint, RunCheckpointWriter};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use std::path::Path;
 
 const ONLINE: &str = "online";
 
-fn resume_error(e: TrainError) -> RlError {
-    RlError::Resume(e.to_string())
-}
-
 impl ValueIteration {
     /// Writes the learner's state into a run checkpoint (the caller wrote
     /// the header: task, [`ValueIterationConfig::identity`], and
     /// [`steps`](Self::steps) as the step).
     pub fn save_state<P: Puzzle>(&self, checkpoint: &mut RunCheckpointWriter) -> Result<()> {
-        checkpoint
-            .params(ONLINE, &self.online)
-            .params("target", &self.target)
-            .optimizer("optimizer", &self.adam, &self.online)
-            .map_err(resume_error)?;
+        checkpoint.params(ONLINE, &self.online).params("target", &self.target).optimizer(
+            "optimizer",
+            &self.adam,
+            &self.online,
+        )?;
         checkpoint
             .meta("puzzle", P::NAME)
             .json("config", &self.config)
@@ -46,12 +42,12 @@ impl ValueIteration {
     /// is an error naming both.
     pub fn restore_state<P: Puzzle>(&mut self, checkpoint: &RunCheckpoint) -> Result<()> {
         check_puzzle::<P>(checkpoint.raw(), checkpoint.path())?;
-        checkpoint.restore_params(ONLINE, &mut self.online).map_err(resume_error)?;
-        checkpoint.restore_params("target", &mut self.target).map_err(resume_error)?;
-        checkpoint.restore_optimizer("optimizer", &mut self.adam, &self.online).map_err(resume_error)?;
-        let steps = checkpoint.step().map_err(resume_error)?;
-        let target_updates = checkpoint.counter("target_updates").map_err(resume_error)?;
-        let last_target_update = checkpoint.counter("last_target_update").map_err(resume_error)?;
+        checkpoint.restore_params(ONLINE, &mut self.online)?;
+        checkpoint.restore_params("target", &mut self.target)?;
+        checkpoint.restore_optimizer("optimizer", &mut self.adam, &self.online)?;
+        let steps = checkpoint.step()?;
+        let target_updates = checkpoint.counter("target_updates")?;
+        let last_target_update = checkpoint.counter("last_target_update")?;
         // One Adam update per step; the target is copied at most once a step.
         for (key, value) in [
             ("optimizer.step_count", self.adam.step_count()),
@@ -67,8 +63,8 @@ impl ValueIteration {
             }
         }
         (self.steps, self.target_updates, self.last_target_update) = (steps, target_updates, last_target_update);
-        self.last_loss = f32::from_bits(checkpoint.json("last_loss").map_err(resume_error)?);
-        self.rng = checkpoint.rng("walks").map_err(resume_error)?;
+        self.last_loss = f32::from_bits(checkpoint.json("last_loss")?);
+        self.rng = checkpoint.rng("walks")?;
         Ok(())
     }
 }
