@@ -394,6 +394,19 @@ mod tests {
     }
 
     #[test]
+    fn a_position_id_is_read_for_the_side_to_play() {
+        // gnubg's ID after an opening 31 played 8/5 6/5: X, to play 21,
+        // still has the start; O has made its 5-point (X's 20-point).
+        let game = parse_position("sGfwATDgc/ABMA 21").unwrap();
+        let board = render(&game, 0);
+        assert!(board.contains("pips X167 O163"), "{board}");
+        assert!(board.contains("position ID sGfwATDgc/ABMA"), "{board}");
+        let rows: Vec<&str> = board.lines().collect();
+        assert_eq!(rows[1], " X5  .  .  . O2  . | O4 O2  .  .  . X2", "{board}");
+        assert_eq!(rows[2], " O5  .  .  . X3  . | X5  .  .  .  . O2", "{board}");
+    }
+
+    #[test]
     fn bad_positions_and_rolls_are_clear_errors() {
         assert!(parse_position("4HPwATDgc/ABMA").unwrap_err().contains("expected a Position ID and a roll"));
         assert!(parse_position("4HPwATDgc/ABMA 71").unwrap_err().contains("roll '71'"));

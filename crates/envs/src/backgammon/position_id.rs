@@ -2,10 +2,12 @@
 //! programs exchange positions in (the starting position is
 //! `4HPwATDgc/ABMA`).
 //!
-//! The key is a bit string: for the player on roll, for each point from
-//! their ace point (1) to their 24-point and then the bar, one `1` per
-//! checker followed by a `0`; then the same for the opponent from the
-//! opponent's ace point; then `0`s up to 80 bits. The bits are packed
+//! The key is a bit string: for the player *not* on roll, for each point
+//! from their ace point (1) to their 24-point and then the bar, one `1`
+//! per checker followed by a `0`; then the same for the player on roll
+//! from their own ace point; then `0`s up to 80 bits. The side to play
+//! comes second, as gnubg writes it: swapping the two reads every ID but
+//! a symmetric one as the other side's position. The bits are packed
 //! into 10 bytes least significant bit first, and the bytes written in
 //! base64 (`A-Z a-z 0-9 + /`) without padding.
 //!
@@ -17,6 +19,9 @@
 //! use minnow_envs::backgammon::{Position, position_id};
 //! assert_eq!(position_id::encode(&Position::start()), "4HPwATDgc/ABMA");
 //! assert_eq!(position_id::decode("4HPwATDgc/ABMA").unwrap(), Position::start());
+//! // After an opening 31 played 8/5 6/5, the reply to play: the opener's
+//! // made 5-point is the reply's 20-point, our point 4.
+//! assert_eq!(position_id::decode("sGfwATDgc/ABMA").unwrap().points()[4], -2);
 //! ```
 
 use super::{CHECKERS, POINTS, Position};
@@ -85,11 +90,11 @@ pub enum PositionIdError {
 /// The Position ID of `position`, the mover being the player on roll.
 pub fn encode(position: &Position) -> String {
     let points = position.points();
-    // The player on roll from their ace point (our 23) to their 24-point
-    // (our 0), then the opponent from their ace point (our 0) to our 23.
-    let runs = (0..POINTS).map(|i| points[POINTS - 1 - i].max(0) as u8).chain([position.bar()[0]]);
+    // The opponent from their ace point (our 0) to our 23, then the player
+    // on roll from their ace point (our 23) to their 24-point (our 0).
     let theirs = (0..POINTS).map(|i| (-points[i]).max(0) as u8).chain([position.bar()[1]]);
-    let bits = runs.chain(theirs).flat_map(|n| std::iter::repeat_n(true, n as usize).chain([false]));
+    let mine = (0..POINTS).map(|i| points[POINTS - 1 - i].max(0) as u8).chain([position.bar()[0]]);
+    let bits = theirs.chain(mine).flat_map(|n| std::iter::repeat_n(true, n as usize).chain([false]));
     key_to_id(&pack_key(bits))
 }
 
@@ -151,8 +156,9 @@ pub fn decode(id: &str) -> Result<Position, PositionIdError> {
     }
     let bit = |i: usize| key[i / 8] >> (i % 8) & 1 == 1;
     let mut i = 0;
+    // `counts[0]` is the player on roll, whose run comes second.
     let mut counts = [[0u8; POINTS + 1]; 2];
-    for (side, name) in [(0, "player on roll"), (1, "opponent")] {
+    for (side, name) in [(1, "opponent"), (0, "player on roll")] {
         let mut total = 0;
         for slot in 0..=POINTS {
             loop {
@@ -224,14 +230,15 @@ mod tests {
         let p = Position::new(points, [0, 15], [14, 0]).unwrap();
         let id = encode(&p);
         assert_eq!(decode(&id).unwrap(), p);
-        // The key: 1 0 (one checker on the ace point), 24 zeros (23 empty
-        // points and the bar), 24 zeros for the opponent's points, then 15
-        // ones and a zero for their bar.
+        // The key: the opponent first, 24 zeros for their points, then 15
+        // ones and a zero for their bar; then the player on roll, 1 0 (one
+        // checker on the ace point) and 24 zeros (23 empty points and the
+        // bar).
         let mut bits = vec![false; 80];
-        bits[0] = true;
-        for b in &mut bits[2 + 24 + 24..2 + 24 + 24 + 15] {
+        for b in &mut bits[24..24 + 15] {
             *b = true;
         }
+        bits[24 + 16] = true;
         assert_eq!(id, id_of(&bits));
         assert_ne!(encode(&p.flipped()), id);
         assert_eq!(decode(&encode(&p.flipped())).unwrap(), p.flipped());
@@ -269,20 +276,22 @@ mod tests {
         assert!(matches!(decode("4HPwATDgc/ABMAA"), Err(PositionIdError::Length { found: 15, .. })));
         assert!(matches!(decode("4HPwATDgc/AB-A"), Err(PositionIdError::Character { index: 12, found: '-', .. })));
         assert!(matches!(decode("4HPwATDgc/ABM="), Err(PositionIdError::Character { index: 13, .. })));
-        // All ones: more than 15 checkers on the player on roll's ace point.
+        // All ones: more than 15 checkers on the opponent's ace point, the
+        // key's first run.
         let e = decode("/////////////w").unwrap_err();
-        assert!(matches!(e, PositionIdError::TooManyCheckers { side: "player on roll", found: 16, .. }), "{e}");
+        assert!(matches!(e, PositionIdError::TooManyCheckers { side: "opponent", found: 16, .. }), "{e}");
         assert!(e.to_string().contains("at most 15"));
         // The last character may only set its top two bits.
         assert!(matches!(decode("4HPwATDgc/ABMB"), Err(PositionIdError::Padding { .. })));
         // All zeros: 50 empty points and bars, every checker borne off.
         let empty = decode("AAAAAAAAAAAAAA").unwrap();
         assert_eq!(empty.off(), [15, 15]);
-        // The mover's 24-point and the opponent's ace point are the same
-        // point (our 0): checkers of both there are an error.
+        // The opponent's 24-point and the mover's ace point are the same
+        // point (our 23): checkers of both there are an error.
         let mut key_bits = vec![false; 80];
-        // 23 empty points, one checker on the 24-point (bit 23) and its
-        // separator, the empty bar, then one on the opponent's ace point.
+        // The opponent: 23 empty points, one checker on their 24-point (bit
+        // 23) and its separator, the empty bar; then one on the mover's ace
+        // point.
         key_bits[23] = true;
         key_bits[26] = true;
         let id = id_of(&key_bits);
