@@ -1,11 +1,8 @@
 //! The command line's error: the library crates' errors converted by `?`,
-//! file and JSON failures with the path they concern, and (while the task
-//! files still build their messages as text) a plain message.
+//! file failures with the path they concern, and (where a command builds
+//! its message as text) a plain message.
 
 use std::path::PathBuf;
-
-/// The advisory lock file a live run holds in its directory.
-pub const LOCK_FILE: &str = ".lock";
 
 /// What a `cargo xtask` command can fail with. `main` prints it with its
 /// chain of sources.
@@ -32,33 +29,9 @@ pub enum XtaskError {
     /// A file or directory that could not be read or written.
     #[error("{}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
-    /// A `--config` file that is not a JSON object of the config's keys.
-    #[error("--config {}", path.display())]
-    Config { path: PathBuf, source: serde_json::Error },
-    /// A `--config` file whose top level is not an object.
-    #[error("--config {}: expected a JSON object of config keys", path.display())]
-    ConfigNotObject { path: PathBuf },
-    /// `cargo xtask train` of a task that does not exist.
-    #[error("train: unknown task '{task}'; `cargo xtask train list` shows the tasks")]
-    UnknownTask { task: String },
-    /// `--resume` with no checkpoint in `--out`.
-    #[error("--resume: no checkpoint at {}", path.display())]
-    NoCheckpoint { path: PathBuf },
-    /// A new run into an `--out` that already holds one.
-    #[error("{} already holds a run: pass --resume to continue it, or --out for a new one", out.display())]
-    RunExists { out: PathBuf },
-    /// Another live process is training into the same `--out`.
-    #[error("{} is in use by another run (its lock file {LOCK_FILE} is held); wait for it, or pass another --out", out.display())]
-    RunLocked { out: PathBuf },
     /// `bench` or `profile` in a debug build, whose timings mean nothing.
     #[error("{command}: refusing to time a debug build; run `cargo xtask {command}` (it builds with --release)")]
     DebugBuild { command: &'static str },
-    /// A PNG plot that could not be drawn.
-    #[error("plot {}: {detail}", path.display())]
-    Plot { path: PathBuf, detail: String },
-    /// A PNG or GIF that could not be encoded.
-    #[error("{}: {detail}", path.display())]
-    Image { path: PathBuf, detail: String },
     /// A message built as text by code not yet moved to this type.
     #[error("{0}")]
     Message(String),

@@ -40,12 +40,9 @@ mod train;
 
 pub use args::TrainArgs;
 pub use bars::Bars;
-pub use error::{CliError, LOCK_FILE, chain, exit_on_error};
-pub use front_end::FrontEnd;
-pub use plot::{Series, learning_curves};
-pub use run_dir::{open_run_dir, read_overrides, run_paths, write_json, write_text};
+pub use error::{CliError, chain, exit_on_error};
 pub use session::CliSession;
-pub use signals::{run_returned, setup, stop_on_signal};
+pub use signals::{setup, stop_on_signal};
 pub use train::train;
 
 use clap::{Parser, Subcommand};

@@ -57,12 +57,6 @@ fn lock(out: &Path) -> Result<(), CliError> {
     }
 }
 
-/// Writes `value` as pretty JSON to `path` atomically (a kill leaves the
-/// old file or the new one, never half of one).
-pub fn write_json<T: serde::Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), CliError> {
-    write_text(path, &serde_json::to_string_pretty(value).expect("run files are plain data and always serialise"))
-}
-
 /// Writes `text` to `path` atomically.
 pub fn write_text(path: &Path, text: &str) -> Result<(), CliError> {
     minnow_nn::write_atomically(path, text.as_bytes()).map_err(|e| match e {
