@@ -83,11 +83,6 @@ impl CliError {
         move |source| CliError::Io { path, source }
     }
 
-    /// The error and each of its sources, joined by ": ".
-    pub fn chain(&self) -> String {
-        chain(self)
-    }
-
     /// Whether the run was stopped on request (Ctrl-C, SIGUSR1) after
     /// writing its checkpoint, rather than failing.
     pub fn is_stop(&self) -> bool {

@@ -81,19 +81,19 @@ pub fn read_overrides(path: Option<&Path>) -> Result<serde_json::Value, CliError
 #[cfg(test)]
 mod tests {
     use super::read_overrides;
-    use crate::CliError;
+    use crate::{CliError, chain};
 
     #[test]
     fn a_config_file_that_cannot_be_read_is_named_with_its_cause() {
         let missing = std::path::Path::new("/nonexistent/minnow-config.json");
         let e = read_overrides(Some(missing)).unwrap_err();
         assert!(matches!(&e, CliError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound));
-        assert!(e.chain().starts_with("/nonexistent/minnow-config.json: "), "{}", e.chain());
+        assert!(chain(&e).starts_with("/nonexistent/minnow-config.json: "), "{}", chain(&e));
 
         let path = std::env::temp_dir().join(format!("minnow-cli-config-{}.json", std::process::id()));
         for (text, want) in [("[1, 2]", "expected a JSON object of config keys"), ("{\"a\": ", "EOF while parsing")] {
             std::fs::write(&path, text).unwrap();
-            let chain = read_overrides(Some(&path)).unwrap_err().chain();
+            let chain = chain(&read_overrides(Some(&path)).unwrap_err());
             assert!(chain.starts_with(&format!("--config {}: {want}", path.display())), "{chain}");
         }
         std::fs::remove_file(&path).unwrap();

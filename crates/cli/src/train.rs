@@ -51,7 +51,7 @@ pub fn train(args: &TrainArgs, registry: &Registry, root: &Path) -> Result<(), C
         && world.size() > 1
         && !e.is_stop()
     {
-        eprintln!("error on rank {} of {}: {}", world.rank(), world.size(), e.chain());
+        eprintln!("error on rank {} of {}: {}", world.rank(), world.size(), crate::chain(&e));
         world.abort(1);
     }
     result
@@ -84,14 +84,14 @@ fn train_task(
         }
     })?;
     if let Some(text) = &args.sweep_seeds {
-        let sweep = Sweep { seeds: parse_seeds(text)?, text: text.clone(), until_first: args.until_first };
+        let sweep = Sweep { seeds: parse_seeds(text)?, until_first: args.until_first };
         return task.sweep(&config, &sweep, world.as_ref()).map_err(failed);
     }
     if distributed {
         task.check_ranks(world.size()).map_err(failed)?;
     }
     if world.size() > 1 {
-        let identity = serde_json::json!({ "task": name, "resume": args.resume, "config": config.json });
+        let identity = serde_json::json!({ "task": name, "resume": args.resume, "config": config.json() });
         minnow_dist::agree(world.as_ref(), &identity.to_string(), minnow_train::describe_difference)?;
     }
     let (out, checkpoint) = run_paths(args.out.as_deref(), root, &config.run_name);

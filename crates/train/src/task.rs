@@ -90,8 +90,6 @@ pub trait Task: Sync {
 pub struct Sweep {
     /// The seeds, in order.
     pub seeds: Vec<u64>,
-    /// The text they were given as (`1..32`).
-    pub text: String,
     /// Stop after the first seed that meets the task's target.
     pub until_first: bool,
 }
@@ -181,8 +179,6 @@ pub trait AnyTask: Sync {
 /// what every rank of a distributed run must agree on).
 pub struct Configured {
     config: Box<dyn Any + Send>,
-    /// The config as JSON.
-    pub json: Value,
     /// The config as pretty JSON, its fields in their declared order.
     pub text: String,
     /// The run directory's default name.
@@ -215,10 +211,9 @@ impl<T: Task> AnyTask for T {
             self.set_steps(&mut config, steps);
         }
         self.check(&config)?;
-        let json = serde_json::to_value(&config)?;
         let text = serde_json::to_string_pretty(&config)?;
         let run_name = self.run_name(&config);
-        Ok(Configured { config: Box::new(config), json, text, run_name })
+        Ok(Configured { config: Box::new(config), text, run_name })
     }
 
     fn train(&self, config: &Configured, session: &mut dyn Session) -> Result<(), TaskError> {
@@ -227,6 +222,13 @@ impl<T: Task> AnyTask for T {
 
     fn sweep(&self, config: &Configured, sweep: &Sweep, world: &dyn Collective) -> Result<(), TaskError> {
         Task::sweep(self, typed::<T>(config), sweep, world)
+    }
+}
+
+impl Configured {
+    /// The config as a JSON value.
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.text).expect("a config's own JSON parses")
     }
 }
 
@@ -287,7 +289,7 @@ impl std::fmt::Debug for View<'_> {
 
 impl std::fmt::Debug for Configured {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Configured").field("json", &self.json).field("run_name", &self.run_name).finish_non_exhaustive()
+        f.debug_struct("Configured").field("text", &self.text).field("run_name", &self.run_name).finish_non_exhaustive()
     }
 }
 
