@@ -6,7 +6,7 @@ use std::path::PathBuf;
 /// The advisory lock file a live run holds in its directory.
 pub const LOCK_FILE: &str = ".lock";
 
-/// A failed command; [`chain`](CliError::chain) prints it with its causes.
+/// A failed command; [`chain`] prints it with its causes.
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
     /// The task's own failure (a stopped run among them).
