@@ -35,7 +35,7 @@ enum Command {
     /// A per-op time breakdown of one workload.
     Profile(profile::ProfileArgs),
     /// Evaluate a saved agent against the task's fixed yardsticks.
-    Eval(eval::EvalArgs),
+    Eval(eval::EvalFlags),
     /// Play a saved agent in the terminal (connect4, tictactoe, backgammon).
     Play(play::PlayArgs),
     /// Solve puzzles with a trained cost-to-go and search (`solve cube`).
@@ -69,4 +69,13 @@ fn main() -> ExitCode {
 /// The workspace root (xtask lives one level below it).
 pub fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits inside the workspace").to_path_buf()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
 }

@@ -1,6 +1,7 @@
 //! `cargo xtask train dqn-cartpole`, stopped at a checkpoint and resumed in
-//! a new process, ends bit-identical to an uninterrupted run; bad configs
-//! and mismatched checkpoints are refused with a message.
+//! a new process, ends bit-identical to an uninterrupted run; `eval` on the
+//! saved run reproduces its final evaluation; bad configs and mismatched
+//! checkpoints are refused with a message.
 
 mod common;
 
@@ -39,7 +40,8 @@ fn dqn_resume_in_a_new_process_is_bit_identical() {
     write_config(&other, 48);
     let (straight, interrupted) = (root.join("straight"), root.join("interrupted"));
     let ok = |o: Output| assert!(o.status.success(), "xtask failed: {}", String::from_utf8_lossy(&o.stderr));
-    ok(train(&straight, &config, 1600, false));
+    let trained = train(&straight, &config, 1600, false);
+    ok(trained.clone());
     ok(train(&interrupted, &config, 800, false));
     ok(train(&interrupted, &config, 1600, true));
 
@@ -52,6 +54,21 @@ fn dqn_resume_in_a_new_process_is_bit_identical() {
     assert_eq!(metrics(&straight), metrics(&interrupted));
     let events = |dir: &Path| std::fs::metadata(dir.join("events.out.tfevents.minnow")).unwrap().len();
     assert_eq!(events(&straight), events(&interrupted));
+
+    // `eval` on the saved run plays the games of its final evaluation
+    // (the same count and seed) to the same return.
+    let evaluated = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["eval", "dqn-cartpole", "--games", "2", "--checkpoint"])
+        .arg(&straight)
+        .output()
+        .expect("xtask runs");
+    ok(evaluated.clone());
+    let final_line = |o: &Output| {
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        text.lines().find(|l| l.starts_with("greedy return over 2 episodes")).map(str::to_string)
+    };
+    assert!(final_line(&trained).is_some(), "{}", String::from_utf8_lossy(&trained.stdout));
+    assert_eq!(final_line(&evaluated), final_line(&trained));
 
     // Another seed on --resume: refused, naming both values.
     let args = ["--steps", "2400", "--seed", "99", "--config", config.to_str().unwrap()];

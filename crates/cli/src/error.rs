@@ -40,7 +40,7 @@ pub enum CliError {
         source: serde_json::Error,
     },
     /// A task name the registry does not hold.
-    #[error("train: unknown task '{task}'; `train list` shows the tasks")]
+    #[error("unknown task '{task}'; `train list` shows the tasks")]
     UnknownTask {
         /// The name given.
         task: String,
@@ -66,6 +66,12 @@ pub enum CliError {
         /// The run directory.
         out: PathBuf,
     },
+    /// `eval` with no checkpoint where it looked.
+    #[error("no checkpoint at {}: train the task first, or pass --checkpoint", path.display())]
+    NoAgent {
+        /// Where it looked.
+        path: PathBuf,
+    },
     /// A PNG plot that could not be drawn.
     #[error("plot {}: {detail}", path.display())]
     Plot {
@@ -77,6 +83,16 @@ pub enum CliError {
 }
 
 impl CliError {
+    /// A task's failure: a `--config` file's bad key named with the file,
+    /// anything else with the task.
+    pub fn of_task(task: &str, config: Option<&std::path::Path>, error: minnow_train::TaskError) -> Self {
+        match (error.downcast::<serde_json::Error>(), config) {
+            (Ok(source), Some(path)) => CliError::Config { path: path.to_path_buf(), source: *source },
+            (Ok(source), None) => CliError::Task { task: task.to_string(), source },
+            (Err(source), _) => CliError::Task { task: task.to_string(), source },
+        }
+    }
+
     /// An I/O failure at `path`.
     pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Self {
         let path = path.into();

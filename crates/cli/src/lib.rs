@@ -3,9 +3,11 @@
 //! `--steps`), opens the run directory (exact `--resume`, a lock, atomic
 //! files), shows progress, writes `metrics.jsonl`, TensorBoard events, the
 //! learning curve and checkpoints, stops cleanly on Ctrl-C or SIGUSR1, and
-//! under `mpirun` trains as one rank of a distributed run. The shipped
-//! tasks (`cargo xtask train`) and a program's own go through this same
-//! door:
+//! under `mpirun` trains as one rank of a distributed run. `eval TASK`
+//! runs the task's own evaluation on a saved agent (a run's checkpoint,
+//! `--games`, a `--config` laid over the config it trained with). The
+//! shipped tasks (`cargo xtask train`, `cargo xtask eval`) and a
+//! program's own go through this same door:
 //!
 //! ```no_run
 //! use minnow_train::Registry;
@@ -21,7 +23,8 @@
 //! #     fn train(&self, _: &u64, _: &mut dyn minnow_train::Session) -> Result<(), minnow_train::TaskError> { Ok(()) }
 //! # }
 //! fn main() -> std::process::ExitCode {
-//!     // `my-program train mine --steps 500 --out runs/a`, then `... --resume`.
+//!     // `my-program train mine --steps 500 --out runs/a`, then `... --resume`,
+//!     // and `my-program eval mine --checkpoint runs/a` if it evaluates.
 //!     minnow_cli::main(Registry::new().with(MyTask))
 //! }
 //! ```
@@ -31,6 +34,7 @@
 mod args;
 mod bars;
 mod error;
+mod eval;
 mod front_end;
 mod plot;
 mod run_dir;
@@ -41,6 +45,7 @@ mod train;
 pub use args::TrainArgs;
 pub use bars::Bars;
 pub use error::{CliError, chain, exit_on_error};
+pub use eval::{EvalArgs, eval};
 pub use session::CliSession;
 pub use signals::{setup, stop_on_signal};
 pub use train::train;
@@ -59,6 +64,8 @@ struct Cli {
 enum Command {
     /// Train a task end to end (the default task when none is named).
     Train(TrainArgs),
+    /// Evaluate a saved agent the way its task evaluates at the end of training.
+    Eval(EvalArgs),
 }
 
 /// A program's whole command line over `registry`: parses the arguments,
@@ -66,10 +73,15 @@ enum Command {
 /// (130 for a run stopped with its checkpoint, as a shell reports Ctrl-C).
 /// Runs go to `runs/NAME` under the working directory unless `--out`.
 pub fn main(registry: Registry) -> ExitCode {
-    let Cli { command: Command::Train(args) } = Cli::parse();
+    let root = std::path::Path::new(".");
     setup();
-    stop_on_signal();
-    exit_code(train(&args, &registry, std::path::Path::new(".")))
+    match Cli::parse().command {
+        Command::Train(args) => {
+            stop_on_signal();
+            exit_code(train(&args, &registry, root))
+        }
+        Command::Eval(args) => exit_code(eval(&args, &registry, root, &Bars).map(|e| print!("{}", e.table))),
+    }
 }
 
 /// The exit code of a command's result, its error printed with its causes.
@@ -77,5 +89,14 @@ pub fn exit_code(result: Result<(), CliError>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => exit_on_error(&e, e.is_stop()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
     }
 }

@@ -76,13 +76,9 @@ fn train_task(
         )));
     }
     let overrides = read_overrides(args.config.as_deref())?;
-    let config = task.configure(&overrides, args.seed, args.steps).map_err(|e| {
-        match (e.downcast::<serde_json::Error>(), &args.config) {
-            (Ok(source), Some(path)) => CliError::Config { path: path.clone(), source: *source },
-            (Ok(source), None) => failed(source),
-            (Err(e), _) => failed(e),
-        }
-    })?;
+    let config = task
+        .configure(&overrides, args.seed, args.steps)
+        .map_err(|e| CliError::of_task(name, args.config.as_deref(), e))?;
     if let Some(text) = &args.sweep_seeds {
         let sweep = Sweep { seeds: parse_seeds(text)?, until_first: args.until_first };
         return task.sweep(&config, &sweep, world.as_ref()).map_err(failed);

@@ -119,7 +119,7 @@ impl RunCheckpoint {
     /// config identity is `identity`; an error names what differs.
     pub fn load(path: &Path, task: &str, identity: &str) -> Result<Self> {
         let checkpoint = Self::read(path, task)?;
-        let saved = checkpoint.inner.require_meta("config_identity")?;
+        let saved = checkpoint.identity()?;
         if saved != identity {
             return Err(mismatch(saved, identity));
         }
@@ -147,6 +147,12 @@ impl RunCheckpoint {
     /// Where it was read from.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The identity of the config it was trained with
+    /// ([`config_identity`]).
+    pub fn identity(&self) -> Result<&str> {
+        Ok(self.inner.require_meta("config_identity")?)
     }
 
     /// The step the run had reached.

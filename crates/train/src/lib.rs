@@ -49,7 +49,9 @@ pub use progress::{Progress, with_progress};
 pub use run::{Cadence, Metrics, Run, Timing, drive, resume, save};
 use stop::Driving;
 pub use stop::{request_stop, request_stop_held, stop_requested};
-pub use task::{AnyTask, Configured, Registry, Session, Sweep, Task, TaskError, View, write_json};
+pub use task::{
+    AnyTask, Configured, Evaluate, Evaluation, Registry, Session, Sweep, Task, TaskError, View, write_json,
+};
 
 /// Reads the UCI digits from `data/digits.csv.gz` (pixels scaled to [0, 1])
 /// and splits it as documented: rows with `i % 5 == 0` are the test set.

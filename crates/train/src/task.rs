@@ -6,7 +6,7 @@
 //! own are entries of the same [`Registry`], trained by the same command
 //! line.
 
-use crate::{Cadence, Observer, Progress, Run, Timing};
+use crate::{Cadence, Metrics, Observer, Progress, Run, RunCheckpoint, Timing};
 use minnow_dist::Collective;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -83,6 +83,52 @@ pub trait Task: Sync {
         let _ = (config, sweep, world);
         Err(format!("--sweep-seeds: {} has no seed sweep", self.name()).into())
     }
+
+    /// Evaluates a saved agent (`eval NAME`), if the task has an
+    /// evaluation: typically [`saved_config`](Task::saved_config), the
+    /// weights from the checkpoint, then the task's final suite.
+    fn evaluate(&self, request: &Evaluate<'_>) -> Result<Evaluation, TaskError> {
+        let _ = request;
+        Err("no evaluation: the task does not implement `Task::evaluate`".into())
+    }
+
+    /// The config a checkpoint of this task was trained with: its saved
+    /// identity laid over the preset (so the keys free on a resume, such
+    /// as budgets and evaluation settings, take the preset's values), then
+    /// `overrides` (an `eval --config` file), checked.
+    fn saved_config(&self, checkpoint: &RunCheckpoint, overrides: &Value) -> Result<Self::Config, TaskError> {
+        let identity: Value = serde_json::from_str(checkpoint.identity()?)
+            .map_err(|e| format!("{}: metadata 'config_identity' is not JSON: {e}", checkpoint.path().display()))?;
+        let saved = crate::config::layered(self.defaults(), &identity).map_err(|e| {
+            format!("{}: its config does not fit task {}: {e}", checkpoint.path().display(), self.name())
+        })?;
+        let config = crate::config::layered(saved, overrides)?;
+        self.check(&config)?;
+        Ok(config)
+    }
+}
+
+/// What `eval NAME` asks of a task.
+pub struct Evaluate<'a> {
+    /// The checkpoint: a run's, or a shipped agent (its weights alone).
+    pub checkpoint: &'a Path,
+    /// Games (episodes, positions) per match, instead of the task's own
+    /// number.
+    pub games: Option<usize>,
+    /// Keys laid over the saved config (search settings, precision).
+    pub overrides: &'a Value,
+    /// Where long matches show their progress.
+    pub progress: &'a dyn Progress,
+}
+
+/// What an evaluation found: its figures by name, and the table that
+/// shows them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    /// The figures (`greedy_return`, `win_rate`).
+    pub figures: Metrics,
+    /// The table to print.
+    pub table: String,
 }
 
 /// A seed sweep's range and stop rule.
@@ -173,6 +219,8 @@ pub trait AnyTask: Sync {
     fn train(&self, config: &Configured, session: &mut dyn Session) -> Result<(), TaskError>;
     /// [`Task::sweep`] on a config [`configure`](AnyTask::configure) made.
     fn sweep(&self, config: &Configured, sweep: &Sweep, world: &dyn Collective) -> Result<(), TaskError>;
+    /// [`Task::evaluate`].
+    fn evaluate(&self, request: &Evaluate<'_>) -> Result<Evaluation, TaskError>;
 }
 
 /// A task's config, made and checked, with its JSON (`config.json`, and
@@ -222,6 +270,10 @@ impl<T: Task> AnyTask for T {
 
     fn sweep(&self, config: &Configured, sweep: &Sweep, world: &dyn Collective) -> Result<(), TaskError> {
         Task::sweep(self, typed::<T>(config), sweep, world)
+    }
+
+    fn evaluate(&self, request: &Evaluate<'_>) -> Result<Evaluation, TaskError> {
+        Task::evaluate(self, request)
     }
 }
 
@@ -284,6 +336,16 @@ impl Registry {
 impl std::fmt::Debug for View<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("View").field("headline", &self.headline).field("show", &self.show).finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for Evaluate<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Evaluate")
+            .field("checkpoint", &self.checkpoint)
+            .field("games", &self.games)
+            .field("overrides", &self.overrides)
+            .finish_non_exhaustive()
     }
 }
 

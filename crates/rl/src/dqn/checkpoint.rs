@@ -4,7 +4,7 @@
 //! RNG streams. Runs are saved only at checkpoint boundaries, where no
 //! episode is in flight, so nothing else is needed to continue exactly.
 
-use super::{DqnConfig, DqnEnv, DqnRun};
+use super::{DqnConfig, DqnEnv, DqnLearner, DqnRun};
 use crate::state::read_meta;
 use crate::{Result, RlError};
 use minnow_train::{RunCheckpoint, RunCheckpointWriter};
@@ -80,5 +80,15 @@ impl<E: DqnEnv> DqnRun<E> {
         let checkpoint = RunCheckpoint::load(path, E::NAME, &config.identity())?;
         run.restore_state(&checkpoint)?;
         Ok(run)
+    }
+}
+
+impl DqnLearner {
+    /// The trained network (the online weights) from a run checkpoint or
+    /// a shipped agent, which holds only those: to evaluate or play, not
+    /// to resume (nothing else of the run is read).
+    pub fn restore_network(&mut self, checkpoint: &RunCheckpoint) -> Result<()> {
+        checkpoint.restore_params("online", &mut self.online)?;
+        Ok(())
     }
 }

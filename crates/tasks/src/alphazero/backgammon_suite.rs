@@ -96,20 +96,11 @@ pub fn network_metrics(r: &PointsResult) -> YardstickMetrics {
 
 /// The backgammon suite: the network alone and MCTS against pubeval
 /// (`games` each), pubeval against random (`games`), and MCTS against
-/// random (the run's `eval.final_games`); `simulations` a move unless the
-/// agent's `eval.simulations`.
-pub fn backgammon_suite(
-    agent: &AzAgent,
-    simulations: Option<u32>,
-    games: usize,
-    seed: u64,
-    progress: &dyn Progress,
-) -> Result<BackgammonReport> {
+/// random (the run's `eval.final_games`); the agent's `eval.simulations`
+/// a move.
+pub fn backgammon_suite(agent: &AzAgent, games: usize, seed: u64, progress: &dyn Progress) -> Result<BackgammonReport> {
     let started = Instant::now();
-    let mut config = agent.config.clone();
-    if let Some(n) = simulations {
-        config.eval.simulations = n;
-    }
+    let config = &agent.config;
     let (sims, threads, max_moves) = (config.eval.simulations, config.eval.threads, config.self_play.max_moves);
     let bar = |label: &str, work: &dyn Fn(&(dyn Fn() + Sync)) -> Result<PointsResult>| {
         with_progress(progress, label, games as u64, work)
@@ -124,7 +115,7 @@ pub fn backgammon_suite(
     })?;
     let random_games = config.eval.final_games;
     let matches = with_progress(progress, "MCTS vs random", random_games as u64, |tick| {
-        evaluate_snapshot::<Backgammon>(&agent.net, &agent.params, &config, random_games, 0, seed, tick)
+        evaluate_snapshot::<Backgammon>(&agent.net, &agent.params, config, random_games, 0, seed, tick)
     })?;
     Ok(BackgammonReport {
         simulations: sims,

@@ -90,20 +90,16 @@ impl Connect4Report {
 }
 
 /// The connect-four suite: Pons mistake rates, then `games` games against
-/// random and against rollout MCTS (both colours); `simulations` a move
-/// unless the agent's `eval.simulations`.
+/// random and against rollout MCTS (both colours); the agent's
+/// `eval.simulations` a move.
 pub fn connect4_suite(
     agent: &AzAgent,
-    simulations: Option<u32>,
     games: usize,
     seed: u64,
     progress: &dyn Progress,
 ) -> Result<Connect4Report, TaskError> {
     let started = Instant::now();
-    let mut config = agent.config.clone();
-    if let Some(n) = simulations {
-        config.eval.simulations = n;
-    }
+    let config = &agent.config;
     let sims = config.eval.simulations;
     let mut pons = Vec::new();
     for (set, label) in PONS_SETS {
@@ -144,7 +140,7 @@ pub fn connect4_suite(
     let rollout_games = if config.eval.games_vs_rollout > 0 { games } else { 0 };
     let matches =
         with_progress(progress, "matches vs random and rollout MCTS", (games + rollout_games) as u64, |tick| {
-            evaluate_snapshot::<ConnectFour>(&agent.net, &agent.params, &config, games, rollout_games, seed, tick)
+            evaluate_snapshot::<ConnectFour>(&agent.net, &agent.params, config, games, rollout_games, seed, tick)
         })?;
     Ok(Connect4Report {
         simulations: sims,

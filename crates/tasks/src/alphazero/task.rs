@@ -16,7 +16,7 @@ use crate::alphazero::{
 use minnow_envs::{Backgammon, ConnectFour, Game};
 use minnow_rl::RlError;
 use minnow_rl::alphazero::{AzAgent, AzConfig, AzRun, Learner, Yardstick, play_for_learner};
-use minnow_train::{Cadence, Event, Observer, Progress, Session, Task, TaskError, View};
+use minnow_train::{Cadence, Evaluate, Evaluation, Event, Observer, Progress, Session, Task, TaskError, View};
 use std::time::Instant;
 
 /// An AlphaZero task: its name, its line, its preset and its game.
@@ -59,8 +59,6 @@ struct Suite {
     json: serde_json::Value,
 }
 
-type RunSuite = dyn Fn(&AzAgent, &dyn Progress) -> Result<Suite, TaskError>;
-
 impl Task for AlphaZero {
     type Config = AzConfig;
 
@@ -102,30 +100,56 @@ impl Task for AlphaZero {
 
     fn train(&self, config: &AzConfig, session: &mut dyn Session) -> Result<(), TaskError> {
         match self.game {
-            AzGame::ConnectFour => train::<ConnectFour>(self.name, config, session, None, &|agent, progress| {
-                let r = connect4_suite(agent, None, agent.config.eval.final_games, EVAL_SEED ^ 1, progress)?;
-                Ok(Suite { metrics: r.matches.metrics(), table: r.table(), json: serde_json::to_value(&r)? })
-            }),
-            AzGame::Backgammon => {
-                let yardstick = Some(pubeval_yardstick());
-                train::<Backgammon>(self.name, config, session, yardstick, &|agent, progress| {
-                    let r = backgammon_suite(agent, None, PUBEVAL_GAMES, EVAL_SEED ^ 1, progress)?;
-                    let mut metrics = network_metrics(&r.network_vs_pubeval);
-                    metrics.extend(r.matches.metrics());
-                    Ok(Suite { metrics, table: r.table(), json: serde_json::to_value(&r)? })
-                })
-            }
+            AzGame::ConnectFour => train::<ConnectFour>(self, config, session, None),
+            AzGame::Backgammon => train::<Backgammon>(self, config, session, Some(pubeval_yardstick())),
         }
+    }
+
+    /// The final suite on a saved agent, `overrides` laid over the config
+    /// it was trained with (`{"eval": {"simulations": 800}}`,
+    /// `{"mcts": {"inference": "bf16"}}`).
+    fn evaluate(&self, request: &Evaluate<'_>) -> Result<Evaluation, TaskError> {
+        let path = request.checkpoint;
+        let mut agent = match self.game {
+            AzGame::ConnectFour => AzAgent::load::<ConnectFour>(path)?,
+            AzGame::Backgammon => AzAgent::load::<Backgammon>(path)?,
+        };
+        agent.config = minnow_train::config::layered(agent.config, request.overrides)?;
+        self.check(&agent.config).map_err(|e| format!("{}: config {e}", path.display()))?;
+        let suite = self.suite(&agent, request.games, request.progress)?;
+        let title = format!("{}: {} agent after {} iterations\n", path.display(), self.name, agent.iteration);
+        Ok(Evaluation { figures: suite.metrics, table: title + &suite.table })
+    }
+}
+
+impl AlphaZero {
+    /// The game's fixed yardsticks for `agent`: `games` a match against
+    /// the yardstick when given (connect four: against random and
+    /// rollout MCTS; backgammon: against pubeval), else the config's.
+    fn suite(&self, agent: &AzAgent, games: Option<usize>, progress: &dyn Progress) -> Result<Suite, TaskError> {
+        Ok(match self.game {
+            AzGame::ConnectFour => {
+                let games = games.unwrap_or(agent.config.eval.final_games);
+                let r = connect4_suite(agent, games, EVAL_SEED ^ 1, progress)?;
+                Suite { metrics: r.matches.metrics(), table: r.table(), json: serde_json::to_value(&r)? }
+            }
+            AzGame::Backgammon => {
+                let r = backgammon_suite(agent, games.unwrap_or(PUBEVAL_GAMES), EVAL_SEED ^ 1, progress)?;
+                let mut metrics = network_metrics(&r.network_vs_pubeval);
+                metrics.extend(r.matches.metrics());
+                Suite { metrics, table: r.table(), json: serde_json::to_value(&r)? }
+            }
+        })
     }
 }
 
 fn train<G: Game + Default + Send + Sync>(
-    task: &str,
+    az: &AlphaZero,
     config: &AzConfig,
     session: &mut dyn Session,
     yardstick: Option<Yardstick>,
-    suite: &RunSuite,
 ) -> Result<(), TaskError> {
+    let task = az.name;
     let world = session.world().clone();
     if world.rank() > 0 {
         play_for_learner::<G>(config, world.as_ref())?;
@@ -210,7 +234,7 @@ fn train<G: Game + Default + Send + Sync>(
         config.eval.simulations
     );
     let suite_started = Instant::now();
-    let e = suite(&run.agent(), session.progress())?;
+    let e = az.suite(&run.agent(), None, session.progress())?;
     session.record(run.iteration(), &e.metrics);
     print!("{}", e.table);
     println!(

@@ -5,8 +5,8 @@
 //! ([`td_suite`](crate::backgammon::td_suite)), written to `eval.json`.
 
 use crate::backgammon::td_run::TdRun;
-use crate::backgammon::{EVAL_SEED, FEATURES, OUTPUTS, TdBackgammonConfig, td_suite};
-use minnow_train::{Session, Task, TaskError, View};
+use crate::backgammon::{EVAL_SEED, FEATURES, OUTPUTS, TdBackgammonConfig, load, td_suite};
+use minnow_train::{Evaluate, Evaluation, Session, Task, TaskError, View};
 use std::time::Instant;
 
 /// The task's name.
@@ -74,5 +74,18 @@ impl Task for TdBackgammon {
         print!("{}", report.table());
         minnow_train::write_json(session, "eval.json", &report)?;
         Ok(())
+    }
+
+    /// The final suite on a saved network, `overrides` laid over the
+    /// config it was trained with (`{"eval": {"candidates": 1}}`).
+    fn evaluate(&self, request: &Evaluate<'_>) -> Result<Evaluation, TaskError> {
+        let saved = load(request.checkpoint)?;
+        let config = minnow_train::config::layered(saved.config, request.overrides)?;
+        self.check(&config)?;
+        let eval = &config.eval;
+        let games = request.games.unwrap_or(eval.final_games);
+        let report = td_suite(&saved.net, games, eval, EVAL_SEED ^ 1, request.progress)?;
+        let title = format!("{}: {TD_BACKGAMMON} network after {} games\n", request.checkpoint.display(), saved.games);
+        Ok(Evaluation { figures: report.metrics(), table: title + &report.table() })
     }
 }

@@ -29,6 +29,17 @@ pub struct TdReport {
 }
 
 impl TdReport {
+    /// The figures, named for a metrics file.
+    pub fn metrics(&self) -> minnow_train::Metrics {
+        let mut metrics = crate::alphazero::network_metrics(&self.network_vs_pubeval);
+        let search = self.search_vs_pubeval.win_rate();
+        metrics.extend([
+            ("search_win_rate_vs_pubeval", search.rate),
+            ("search_points_vs_pubeval", self.search_vs_pubeval.points_per_game()),
+        ]);
+        metrics
+    }
+
     /// The report as the command line prints it.
     pub fn table(&self) -> String {
         format!(

@@ -2,8 +2,9 @@
 //! final suite against the exact distances (the greedy policy and the
 //! cost-to-go's error at every distance) into `eval.json`.
 
-use super::{CubeSolverConfig, DIAMETER, SolverRun, greedy_table, greedy_text, value_errors, value_errors_text};
-use minnow_train::{Run, Session, Task, TaskError, View, cpu_seconds};
+use super::{CubeSolverConfig, DIAMETER, SolverRun, greedy_table, greedy_text, load, value_errors, value_errors_text};
+use minnow_rl::puzzle::LearnedHeuristic;
+use minnow_train::{Evaluate, Evaluation, Run, Session, Task, TaskError, View, cpu_seconds};
 use std::time::Instant;
 
 /// The task's name.
@@ -60,39 +61,64 @@ impl Task for CubeSolver {
             learner.steps() - start_step
         );
 
-        let t = Instant::now();
         let mut heuristic = learner.heuristic();
-        let greedy = greedy_table(&mut heuristic, 1..=DIAMETER, config.eval.last, config.eval.seed)?;
-        let errors = value_errors(&mut heuristic, config.eval.last, config.eval.seed)?;
-        println!(
-            "one-view greedy policy, {} positions per distance ({:.1} s):\n{}",
-            config.eval.last,
-            t.elapsed().as_secs_f64(),
-            greedy_text(&greedy)
-        );
-        println!("cost-to-go against the exact distances:\n{}", value_errors_text(&errors));
-        let summary = serde_json::json!({
+        let (e, details) = final_suite(&mut heuristic, config.eval.last, config.eval.seed)?;
+        print!("{}", e.table);
+        let mut summary = serde_json::json!({
             "steps": learner.steps(),
             "train_wall_seconds": wall - eval_seconds,
             "wall_seconds": wall,
             "cpu_seconds": cpu,
             "resumed": session.resuming(),
-            "greedy_d7_within_2d": greedy[6].within_2d,
-            "greedy_within_2d": greedy.iter().map(|r| r.within_2d).collect::<Vec<_>>(),
-            "value_mae": errors.iter().map(|e| e.1).collect::<Vec<_>>(),
         });
+        summary.as_object_mut().expect("an object").extend(details);
         minnow_train::write_json(session, "eval.json", &summary)?;
         if let Some(out) = session.out() {
             println!("`cargo xtask solve cube --evaluate 1000 --checkpoint {}` runs the solver", out.display());
         }
         Ok(())
     }
+
+    /// The final suite on a saved cost-to-go; `overrides` set its `eval`
+    /// section (`{"eval": {"seed": 7}}`).
+    fn evaluate(&self, request: &Evaluate<'_>) -> Result<Evaluation, TaskError> {
+        let mut heuristic = load(request.checkpoint)?;
+        let eval = minnow_train::config::layered(self.defaults(), request.overrides)?.eval;
+        Ok(final_suite(&mut heuristic, request.games.unwrap_or(eval.last), eval.seed)?.0)
+    }
+}
+
+/// The greedy policy and the cost-to-go's error at every distance,
+/// `count` positions each from `seed`: the evaluation, and the same
+/// figures by distance for `eval.json`.
+fn final_suite(
+    heuristic: &mut LearnedHeuristic,
+    count: usize,
+    seed: u64,
+) -> Result<(Evaluation, serde_json::Map<String, serde_json::Value>), TaskError> {
+    let t = Instant::now();
+    let greedy = greedy_table(heuristic, 1..=DIAMETER, count, seed)?;
+    let errors = value_errors(heuristic, count, seed)?;
+    let table = format!(
+        "one-view greedy policy, {count} positions per distance ({:.1} s):\n{}\ncost-to-go against the exact distances:\n{}\n",
+        t.elapsed().as_secs_f64(),
+        greedy_text(&greedy),
+        value_errors_text(&errors)
+    );
+    let figures = vec![("greedy_d7_within_2d", greedy[6].within_2d)];
+    let details = serde_json::json!({
+        "greedy_d7_within_2d": greedy[6].within_2d,
+        "greedy_within_2d": greedy.iter().map(|r| r.within_2d).collect::<Vec<_>>(),
+        "value_mae": errors.iter().map(|e| e.1).collect::<Vec<_>>(),
+    });
+    let serde_json::Value::Object(details) = details else { unreachable!("json! of an object literal") };
+    Ok((Evaluation { figures, table }, details))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cube_solver::{load, median, solver_table, solver_text};
+    use crate::cube_solver::{median, solver_table, solver_text};
     use std::path::PathBuf;
 
     /// The bars of the default run, on the checkpoint `cargo xtask train

@@ -14,8 +14,8 @@ pub use task_env::{DqnTaskEnv, Pretrain};
 
 use config::FREE_ON_RESUME;
 use minnow_optim::Check;
-use minnow_rl::dqn::DqnRun;
-use minnow_train::{Cadence, Run, Session, Task, TaskError, View};
+use minnow_rl::dqn::{DqnLearner, DqnRun};
+use minnow_train::{Cadence, Evaluate, Evaluation, Run, RunCheckpoint, Session, Task, TaskError, View};
 use run::DqnTaskRun;
 use std::marker::PhantomData;
 use std::time::Instant;
@@ -144,21 +144,47 @@ impl<E: DqnTaskEnv> Task for DqnTask<E> {
             updates as f64 / seconds,
             recent.mean_return(),
         );
-        let t = Instant::now();
-        let (count, seed) = (config.eval.last, config.eval.seed);
-        let (metrics, table) = E::evaluate(run.run.learner_mut(), &run.env, count, seed)?;
-        let views = if config.dqn.symmetric_eval {
-            format!(
-                "; values averaged over {} symmetric views (one view: --resume with a --config of \
-                 {{\"dqn\": {{\"symmetric_eval\": false}}}})",
-                run.env.symmetries().map_or(1, |s| s.count())
-            )
-        } else {
-            String::new()
-        };
-        println!("final greedy evaluation ({:.1} s{views}):\n{table}", t.elapsed().as_secs_f64());
+        let e = final_evaluation(run.run.learner_mut(), &run.env, config, config.eval.last)?;
+        println!("{}", e.table);
         let summary: serde_json::Map<String, serde_json::Value> =
-            metrics.iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect();
+            e.figures.iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect();
         minnow_train::write_json(session, "eval.json", &summary)
     }
+
+    /// The final greedy evaluation of a saved network, `overrides` laid
+    /// over the config it was trained with.
+    fn evaluate(&self, request: &Evaluate<'_>) -> Result<Evaluation, TaskError> {
+        let checkpoint = RunCheckpoint::read(request.checkpoint, E::NAME)?;
+        let config = self.saved_config(&checkpoint, request.overrides)?;
+        let env = E::build(&config.env)?;
+        let mut run = DqnRun::new(&config.dqn, env.clone())?;
+        run.learner_mut().restore_network(&checkpoint)?;
+        final_evaluation(run.learner_mut(), &env, &config, request.games.unwrap_or(config.eval.last))
+    }
+}
+
+/// The greedy evaluation at the end of a run: `count` episodes (or
+/// positions) from the config's evaluation seed.
+fn final_evaluation<E: DqnTaskEnv>(
+    learner: &mut DqnLearner,
+    env: &E,
+    config: &DqnTaskConfig<E::EnvConfig>,
+    count: usize,
+) -> Result<Evaluation, TaskError> {
+    let t = Instant::now();
+    let (figures, table) = E::evaluate(learner, env, count, config.eval.seed)?;
+    let views = if config.dqn.symmetric_eval {
+        format!(
+            "; values averaged over {} symmetric views (one view: `eval {}` with a --config of \
+             {{\"dqn\": {{\"symmetric_eval\": false}}}})",
+            env.symmetries().map_or(1, |s| s.count()),
+            E::TASK
+        )
+    } else {
+        String::new()
+    };
+    Ok(Evaluation {
+        figures,
+        table: format!("final greedy evaluation ({:.1} s{views}):\n{table}", t.elapsed().as_secs_f64()),
+    })
 }
