@@ -42,7 +42,7 @@ impl AdaGradConfig {
     /// An optimiser for `params`, with its accumulator allocated here.
     pub fn build(self, params: &Params) -> Result<AdaGrad> {
         self.validate()?;
-        Ok(AdaGrad(Stepper::new(params, |len| {
+        Ok(AdaGrad(Stepper::new(params, self.lr, |len| {
             let mut sum = AlignedBuf::zeros(len);
             sum.fill(self.initial_accumulator_value);
             AdaGradRule { config: self, sum }
@@ -59,7 +59,7 @@ pub struct AdaGrad(Stepper<AdaGradRule>);
 impl AdaGrad {
     /// The settings, with the current learning rate.
     pub fn config(&self) -> AdaGradConfig {
-        self.0.rule.config
+        AdaGradConfig { lr: crate::Optimizer::lr(self), ..self.0.rule.config }
     }
 }
 
@@ -75,17 +75,9 @@ struct AdaGradRule {
 impl UpdateRule for AdaGradRule {
     const NAME: &'static str = "AdaGrad";
 
-    fn lr(&self) -> f32 {
-        self.config.lr
-    }
-
-    fn set_lr(&mut self, lr: f32) {
-        self.config.lr = lr;
-    }
-
-    fn update(&mut self, steps: u64, values: &mut [f32], grads: &mut [f32], bands: &Bands) {
+    fn update(&mut self, steps: u64, lr: f32, values: &mut [f32], grads: &mut [f32], bands: &Bands) {
         let c = &self.config;
-        let hp = AdaGradParams::new(c.lr, c.lr_decay, c.eps, c.weight_decay, steps + 1);
+        let hp = AdaGradParams::new(lr, c.lr_decay, c.eps, c.weight_decay, steps + 1);
         bands.run([values, &mut self.sum], grads, &|[p, s], g| adagrad_step(p, g, s, &hp));
     }
 

@@ -67,7 +67,7 @@ impl AdamConfig {
     /// An optimiser for `params`, with its moment buffers allocated here.
     pub fn build(self, params: &Params) -> Result<Adam> {
         self.validate()?;
-        Ok(Adam(Stepper::new(params, |len| Moments::new(self, len))))
+        Ok(Adam(Stepper::new(params, self.lr, |len| Moments::new(self, len))))
     }
 }
 
@@ -81,7 +81,7 @@ impl AdamWConfig {
     pub fn build(self, params: &Params) -> Result<AdamW> {
         self.validate()?;
         let AdamWConfig { lr, betas, eps, weight_decay } = self;
-        Ok(AdamW(Stepper::new(params, |len| Moments::new(AdamConfig { lr, betas, eps, weight_decay }, len))))
+        Ok(AdamW(Stepper::new(params, self.lr, |len| Moments::new(AdamConfig { lr, betas, eps, weight_decay }, len))))
     }
 }
 
@@ -96,15 +96,15 @@ pub struct AdamW(Stepper<Moments<true>>);
 impl Adam {
     /// The settings, with the current learning rate.
     pub fn config(&self) -> AdamConfig {
-        self.0.rule.config
+        AdamConfig { lr: crate::Optimizer::lr(self), ..self.0.rule.config }
     }
 }
 
 impl AdamW {
     /// The settings, with the current learning rate.
     pub fn config(&self) -> AdamWConfig {
-        let AdamConfig { lr, betas, eps, weight_decay } = self.0.rule.config;
-        AdamWConfig { lr, betas, eps, weight_decay }
+        let AdamConfig { betas, eps, weight_decay, .. } = self.0.rule.config;
+        AdamWConfig { lr: crate::Optimizer::lr(self), betas, eps, weight_decay }
     }
 }
 
@@ -130,17 +130,9 @@ impl<const DECOUPLED: bool> Moments<DECOUPLED> {
 impl<const DECOUPLED: bool> UpdateRule for Moments<DECOUPLED> {
     const NAME: &'static str = if DECOUPLED { "AdamW" } else { "Adam" };
 
-    fn lr(&self) -> f32 {
-        self.config.lr
-    }
-
-    fn set_lr(&mut self, lr: f32) {
-        self.config.lr = lr;
-    }
-
-    fn update(&mut self, steps: u64, values: &mut [f32], grads: &mut [f32], bands: &Bands) {
+    fn update(&mut self, steps: u64, lr: f32, values: &mut [f32], grads: &mut [f32], bands: &Bands) {
         let c = &self.config;
-        let hp = AdamParams::new(c.lr, c.betas.0, c.betas.1, c.eps, c.weight_decay, DECOUPLED, steps + 1);
+        let hp = AdamParams::new(lr, c.betas.0, c.betas.1, c.eps, c.weight_decay, DECOUPLED, steps + 1);
         let buffers = [values, &mut self.m[..], &mut self.v[..]];
         bands.run(buffers, grads, &|[p, m, v], g| adam_step(p, g, m, v, &hp));
     }

@@ -48,7 +48,7 @@ impl RmsPropConfig {
     /// momentum.
     pub fn build(self, params: &Params) -> Result<RmsProp> {
         self.validate()?;
-        Ok(RmsProp(Stepper::new(params, |len| RmsPropRule {
+        Ok(RmsProp(Stepper::new(params, self.lr, |len| RmsPropRule {
             square_avg: AlignedBuf::zeros(len),
             grad_avg: AlignedBuf::zeros(if self.centered { len } else { 0 }),
             momentum_buffer: AlignedBuf::zeros(if self.momentum > 0.0 { len } else { 0 }),
@@ -66,7 +66,7 @@ pub struct RmsProp(Stepper<RmsPropRule>);
 impl RmsProp {
     /// The settings, with the current learning rate.
     pub fn config(&self) -> RmsPropConfig {
-        self.0.rule.config
+        RmsPropConfig { lr: crate::Optimizer::lr(self), ..self.0.rule.config }
     }
 }
 
@@ -84,18 +84,10 @@ struct RmsPropRule {
 impl UpdateRule for RmsPropRule {
     const NAME: &'static str = "RmsProp";
 
-    fn lr(&self) -> f32 {
-        self.config.lr
-    }
-
-    fn set_lr(&mut self, lr: f32) {
-        self.config.lr = lr;
-    }
-
-    fn update(&mut self, _steps: u64, values: &mut [f32], grads: &mut [f32], bands: &Bands) {
+    fn update(&mut self, _steps: u64, lr: f32, values: &mut [f32], grads: &mut [f32], bands: &Bands) {
         let c = &self.config;
         let hp = RmsPropParams {
-            lr: c.lr,
+            lr,
             alpha: c.alpha,
             eps: c.eps,
             weight_decay: c.weight_decay,

@@ -51,7 +51,7 @@ impl SgdConfig {
     pub fn build(self, params: &Params) -> Result<Sgd> {
         self.validate()?;
         let momentum = self.momentum != 0.0;
-        Ok(Sgd(Stepper::new(params, |len| SgdRule {
+        Ok(Sgd(Stepper::new(params, self.lr, |len| SgdRule {
             config: self,
             momentum_buffer: AlignedBuf::zeros(if momentum { len } else { 0 }),
         })))
@@ -66,7 +66,7 @@ pub struct Sgd(Stepper<SgdRule>);
 impl Sgd {
     /// The settings, with the current learning rate.
     pub fn config(&self) -> SgdConfig {
-        self.0.rule.config
+        SgdConfig { lr: crate::Optimizer::lr(self), ..self.0.rule.config }
     }
 }
 
@@ -82,18 +82,10 @@ struct SgdRule {
 impl UpdateRule for SgdRule {
     const NAME: &'static str = "Sgd";
 
-    fn lr(&self) -> f32 {
-        self.config.lr
-    }
-
-    fn set_lr(&mut self, lr: f32) {
-        self.config.lr = lr;
-    }
-
-    fn update(&mut self, steps: u64, values: &mut [f32], grads: &mut [f32], bands: &Bands) {
+    fn update(&mut self, steps: u64, lr: f32, values: &mut [f32], grads: &mut [f32], bands: &Bands) {
         let c = &self.config;
         let hp = SgdParams {
-            lr: c.lr,
+            lr,
             momentum: c.momentum,
             dampening: c.dampening,
             weight_decay: c.weight_decay,

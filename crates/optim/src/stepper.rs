@@ -15,15 +15,9 @@ pub(crate) trait UpdateRule {
     /// The optimiser's name in error messages ("Sgd").
     const NAME: &'static str;
 
-    /// The learning rate of the next step.
-    fn lr(&self) -> f32;
-
-    /// Sets the learning rate of the next steps (already checked).
-    fn set_lr(&mut self, lr: f32);
-
-    /// One fused pass over `values`, `grads` and the state, split by
-    /// `bands`; `steps` steps came before it.
-    fn update(&mut self, steps: u64, values: &mut [f32], grads: &mut [f32], bands: &Bands);
+    /// One fused pass over `values`, `grads` and the state at learning
+    /// rate `lr`, split by `bands`; `steps` steps came before it.
+    fn update(&mut self, steps: u64, lr: f32, values: &mut [f32], grads: &mut [f32], bands: &Bands);
 
     /// The state buffers these settings keep, by name.
     fn state(&self) -> Vec<(&'static str, &[f32])>;
@@ -33,22 +27,25 @@ pub(crate) trait UpdateRule {
 }
 
 /// An optimiser: its [`UpdateRule`] and the layout of the store it was
-/// built for, with the step and thread counts.
+/// built for, with what changes as it trains: the step count, the
+/// learning rate (a schedule sets it; the rule's own settings keep the
+/// first) and the thread count.
 #[derive(Clone, Debug)]
 pub(crate) struct Stepper<R> {
     pub rule: R,
     layout: Layout,
     steps: u64,
+    lr: f32,
     threads: usize,
 }
 
 impl<R: UpdateRule> Stepper<R> {
-    /// An optimiser for `params`, no step taken, on the calling thread;
-    /// `rule` is given the length of the flat buffers to allocate its
-    /// state.
-    pub fn new(params: &Params, rule: impl FnOnce(usize) -> R) -> Self {
+    /// An optimiser for `params` at learning rate `lr`, no step taken, on
+    /// the calling thread; `rule` is given the length of the flat buffers
+    /// to allocate its state.
+    pub fn new(params: &Params, lr: f32, rule: impl FnOnce(usize) -> R) -> Self {
         let layout = Layout::of(params);
-        Self { rule: rule(layout.len()), layout, steps: 0, threads: 1 }
+        Self { rule: rule(layout.len()), layout, steps: 0, lr, threads: 1 }
     }
 
     /// One step; with `zero`, the gradients cleared in the same pass.
@@ -57,7 +54,7 @@ impl<R: UpdateRule> Stepper<R> {
         check_grads(params)?;
         let (values, grads) = params.values_and_grads_mut();
         let bands = Bands { layout: &self.layout, threads: self.threads, zero };
-        self.rule.update(self.steps, values, grads, &bands);
+        self.rule.update(self.steps, self.lr, values, grads, &bands);
         self.steps += 1;
         Ok(())
     }
@@ -85,12 +82,12 @@ impl<R: UpdateRule> Optimizer for Stepper<R> {
     }
 
     fn lr(&self) -> f32 {
-        self.rule.lr()
+        self.lr
     }
 
     fn set_lr(&mut self, lr: f32) {
         check_lr(lr);
-        self.rule.set_lr(lr);
+        self.lr = lr;
     }
 
     fn state(&self) -> Vec<(String, &[f32])> {
