@@ -111,6 +111,23 @@ pub enum RlError {
     /// the file and the key), or a save asked for off a checkpoint boundary.
     #[error("{0}")]
     Resume(String),
+    /// A checkpoint file refused by the run-checkpoint reader (another
+    /// task, no format tag, a bad counter).
+    #[error("{}", path.display())]
+    CheckpointFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why it was refused.
+        source: minnow_train::TrainError,
+    },
+    /// A checkpoint's saved config that does not parse or is out of range.
+    #[error("{}: checkpoint metadata 'config'", path.display())]
+    SavedConfig {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong with it.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// The process group of a distributed run failed, or a rank sent what
     /// does not decode.
     #[error(transparent)]

@@ -37,8 +37,10 @@ fn a_saved_run_loads_as_its_agent_and_only_for_its_game() {
     let live = run.agent();
     assert!(live.params.values() == agent.params.values());
 
-    let err = AzAgent::load::<ConnectFour>(&path).unwrap_err().to_string();
-    assert!(err.contains("'az-tictactoe'") && err.contains("'az-connect4'"), "{err}");
+    let err = AzAgent::load::<ConnectFour>(&path).unwrap_err();
+    let cause = std::error::Error::source(&err).map(ToString::to_string).unwrap_or_default();
+    assert!(err.to_string().contains("checkpoint.safetensors"), "{err}");
+    assert!(cause.contains("'az-tictactoe'") && cause.contains("'az-connect4'"), "{cause}");
 
     // A checkpoint of the layout before the run checkpoint (parameters
     // under their own names, no format tag) still loads for evaluation.

@@ -49,12 +49,13 @@ impl AzAgent {
             let iteration = iteration.parse().map_err(|_| fail(format!("metadata 'iteration' is {iteration}")))?;
             (raw, None, iteration)
         } else {
-            let run = RunCheckpoint::read(path, &task_name::<G>()).map_err(|e| fail(e.to_string()))?;
-            let iteration = run.step().map_err(|e| fail(e.to_string()))?;
+            let refused = |source| RlError::CheckpointFile { path: path.to_path_buf(), source };
+            let run = RunCheckpoint::read(path, &task_name::<G>()).map_err(refused)?;
+            let iteration = run.step().map_err(refused)?;
             (run.into_inner(), Some(MODEL), iteration)
         };
         let config: AzConfig = serde_json::from_str(checkpoint.require_meta("config")?)
-            .map_err(|e| fail(format!("unreadable metadata 'config': {e}")))?;
+            .map_err(|e| RlError::SavedConfig { path: path.to_path_buf(), source: e.into() })?;
         let label = network_label::<G>(&config);
         let saved = checkpoint.require_meta("network")?;
         if saved != label {

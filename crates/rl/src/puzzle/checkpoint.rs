@@ -77,10 +77,10 @@ impl ValueIteration {
 pub fn load_cost_to_go<P: Puzzle>(puzzle: &P, path: &Path) -> Result<(ValueIterationConfig, LearnedHeuristic)> {
     let checkpoint = Checkpoint::load(path)?;
     check_puzzle::<P>(&checkpoint, path)?;
-    let config: ValueIterationConfig = serde_json::from_str(checkpoint.require_meta("config")?).map_err(|e| {
-        RlError::Resume(format!("{}: checkpoint metadata 'config' does not parse: {e}", path.display()))
-    })?;
-    config.validate().map_err(|e| RlError::Resume(format!("{}: checkpoint metadata 'config': {e}", path.display())))?;
+    let saved_config = |source| RlError::SavedConfig { path: path.to_path_buf(), source };
+    let config: ValueIterationConfig =
+        serde_json::from_str(checkpoint.require_meta("config")?).map_err(|e| saved_config(e.into()))?;
+    config.validate().map_err(|e| saved_config(e.into()))?;
     let mut params = Params::new();
     // The initial weights are overwritten: any generator will do.
     let net = config.net.init(&mut params, puzzle.observation_size(), &mut Pcg64Mcg::seed_from_u64(0))?;

@@ -102,7 +102,13 @@ mod tests {
     /// `load`'s refusal of `path` and its cause.
     fn refusal(path: &Path) -> (String, String) {
         let err = load(path).unwrap_err();
-        let cause = std::error::Error::source(&err).map(ToString::to_string).unwrap_or_default();
+        // Every cause below the error, joined.
+        let mut cause = String::new();
+        let mut source = std::error::Error::source(&err);
+        while let Some(e) = source {
+            cause += &format!("{e}: ");
+            source = e.source();
+        }
         (err.to_string(), cause)
     }
 
