@@ -31,11 +31,14 @@ pub enum CliError {
         /// What the operating system said.
         source: std::io::Error,
     },
-    /// A `--config` file that is not a JSON object of the config's keys.
-    #[error("--config {}", path.display())]
+    /// A `--config` file that is not a JSON object of the config's keys,
+    /// or names a key or value the config refuses.
+    #[error("--config {}{}", path.display(), line.map(|l| format!(", line {l}")).unwrap_or_default())]
     Config {
         /// The file.
         path: PathBuf,
+        /// The line of the refused key, when the error names one.
+        line: Option<usize>,
         /// What is wrong in it, the key named by its path.
         source: serde_json::Error,
     },
@@ -87,7 +90,12 @@ impl CliError {
     /// anything else with the task.
     pub fn of_task(task: &str, config: Option<&std::path::Path>, error: minnow_train::TaskError) -> Self {
         match (error.downcast::<serde_json::Error>(), config) {
-            (Ok(source), Some(path)) => CliError::Config { path: path.to_path_buf(), source: *source },
+            (Ok(source), Some(path)) => {
+                let text = std::fs::read_to_string(path).unwrap_or_default();
+                let line =
+                    minnow_train::config::error_key(&source).and_then(|key| minnow_train::config::line_of(&text, &key));
+                CliError::Config { path: path.to_path_buf(), line, source: *source }
+            }
             (Ok(source), None) => CliError::Task { task: task.to_string(), source },
             (Err(source), _) => CliError::Task { task: task.to_string(), source },
         }

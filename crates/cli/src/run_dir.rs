@@ -68,14 +68,33 @@ pub fn write_text(path: &Path, text: &str) -> Result<(), CliError> {
 /// Reads a `--config` file: a JSON object of config keys.
 pub fn read_overrides(path: Option<&Path>) -> Result<serde_json::Value, CliError> {
     let Some(path) = path else { return Ok(serde_json::Value::Object(Default::default())) };
-    let text = std::fs::read_to_string(path).map_err(CliError::io(path))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|source| CliError::Config { path: path.to_path_buf(), source })?;
+    let text = read_config_text(path)?;
+    let refused = |source| CliError::Config { path: path.to_path_buf(), line: None, source };
+    let value = minnow_train::config::parse_strict(&text).map_err(refused)?;
     if !value.is_object() {
-        let source = serde::de::Error::custom("expected a JSON object of config keys");
-        return Err(CliError::Config { path: path.to_path_buf(), source });
+        return Err(refused(serde::de::Error::custom("expected a JSON object of config keys")));
     }
     Ok(value)
+}
+
+/// A config file's text, refused unread past
+/// [`MAX_FILE_BYTES`](minnow_train::config::MAX_FILE_BYTES).
+fn read_config_text(path: &Path) -> Result<String, CliError> {
+    use std::io::Read;
+    let limit = minnow_train::config::MAX_FILE_BYTES;
+    let file = std::fs::File::open(path).map_err(CliError::io(path))?;
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(CliError::io(path))?;
+    let too_large = format!("a config file holds at most {limit} bytes; this one holds more");
+    let refused = |detail: String| CliError::Config {
+        path: path.to_path_buf(),
+        line: None,
+        source: serde::de::Error::custom(detail),
+    };
+    if bytes.len() as u64 > limit {
+        return Err(refused(too_large));
+    }
+    String::from_utf8(bytes).map_err(|e| refused(format!("not UTF-8 text: {e}")))
 }
 
 #[cfg(test)]
@@ -91,11 +110,23 @@ mod tests {
         assert!(chain(&e).starts_with("/nonexistent/minnow-config.json: "), "{}", chain(&e));
 
         let path = std::env::temp_dir().join(format!("minnow-cli-config-{}.json", std::process::id()));
-        for (text, want) in [("[1, 2]", "expected a JSON object of config keys"), ("{\"a\": ", "EOF while parsing")] {
+        let cases = [
+            ("[1, 2]", "expected a JSON object of config keys"),
+            ("{\"a\": ", "EOF while parsing"),
+            ("{\"lr\": 0.1,\n \"lr\": 0.01}", "duplicate key `lr` at line 2"),
+        ];
+        for (text, want) in cases {
             std::fs::write(&path, text).unwrap();
             let chain = chain(&read_overrides(Some(&path)).unwrap_err());
             assert!(chain.starts_with(&format!("--config {}: {want}", path.display())), "{chain}");
         }
+        std::fs::write(&path, b"{\"a\": \"\xff\"}").unwrap();
+        let text = chain(&read_overrides(Some(&path)).unwrap_err());
+        assert!(text.contains("not UTF-8 text"), "{text}");
+        // Not read whole past the cap: a mistaken data file, or /dev/zero.
+        std::fs::write(&path, vec![b' '; minnow_train::config::MAX_FILE_BYTES as usize + 1]).unwrap();
+        let text = chain(&read_overrides(Some(&path)).unwrap_err());
+        assert!(text.contains("a config file holds at most 1048576 bytes"), "{text}");
         std::fs::remove_file(&path).unwrap();
     }
 }

@@ -67,14 +67,16 @@ fn bf16_is_written_and_read_back() {
 
 #[test]
 fn a_bad_inference_value_is_an_error_naming_the_key() {
+    // A config file is read through `layered`, which puts the key's path
+    // before serde's message.
     for bad in [r#""bf17""#, r#""F32""#, r#""""#, "16"] {
-        let text = format!(r#"{{"mcts": {{"inference": {bad}}}}}"#);
-        let err = serde_json::from_str::<AzConfig>(&text).unwrap_err().to_string();
-        assert!(err.contains("inference"), "{bad}: {err}");
+        let file: serde_json::Value = serde_json::from_str(&format!(r#"{{"mcts": {{"inference": {bad}}}}}"#)).unwrap();
+        let err = minnow_train::config::layered(AzConfig::default(), &file).unwrap_err().to_string();
+        assert!(err.starts_with("mcts.inference: "), "{bad}: {err}");
     }
     let err = serde_json::from_str::<AzConfig>(r#"{"mcts": {"inference": "bf17"}}"#).unwrap_err().to_string();
     assert!(err.contains(r#"expected "f32" or "bf16", found "bf17""#), "{err}");
-    assert!("half".parse::<Inference>().unwrap_err().contains("inference"));
+    assert!("half".parse::<Inference>().unwrap_err().contains(r#"found "half""#));
 }
 
 /// The bf16 evaluator's logits and values stay within 0.05 of the f32

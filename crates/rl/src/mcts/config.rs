@@ -47,26 +47,26 @@ impl Inference {
 impl std::str::FromStr for Inference {
     type Err = String;
 
-    /// `"f32"` or `"bf16"`; otherwise a message naming the key and the
-    /// value found.
+    /// `"f32"` or `"bf16"`; otherwise a message naming the value found
+    /// (a config error puts the key's path before it).
     fn from_str(s: &str) -> std::result::Result<Self, String> {
         match s {
             "f32" => Ok(Inference::F32),
             "bf16" => Ok(Inference::Bf16),
-            other => Err(format!("inference: expected \"f32\" or \"bf16\", found \"{other}\"")),
+            other => Err(format!("expected \"f32\" or \"bf16\", found \"{other}\"")),
         }
     }
 }
 
-/// Reads `Inference` from a string; any other value's error names the key
-/// too ("invalid type: integer `16`, expected inference: "f32" or "bf16"").
+/// Reads `Inference` from a string ("invalid type: integer `16`, expected
+/// "f32" or "bf16"" otherwise).
 struct InferenceVisitor;
 
 impl serde::de::Visitor<'_> for InferenceVisitor {
     type Value = Inference;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(r#"inference: "f32" or "bf16""#)
+        f.write_str(r#""f32" or "bf16""#)
     }
 
     fn visit_str<E: serde::de::Error>(self, s: &str) -> std::result::Result<Inference, E> {
