@@ -67,7 +67,7 @@ pub fn run(args: ShipArgs) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", out.display()))?;
     let kept = run.write_agent(keep, &out).map_err(|e| e.to_string())?;
     let bytes = std::fs::metadata(&out).map_err(|e| format!("{}: {e}", out.display()))?.len();
-    println!(
+    minnow_train::outln!(
         "{}: {kept} tensors of {} at step {}, {bytes} bytes",
         out.display(),
         from.display(),

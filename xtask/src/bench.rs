@@ -48,7 +48,7 @@ pub fn run(args: BenchArgs) -> Result<(), XtaskError> {
         workloads.retain(|w| w.name().contains(filter.as_str()));
     }
     if args.list {
-        workloads.iter().for_each(|w| println!("{}", w.name()));
+        workloads.iter().for_each(|w| minnow_train::outln!("{}", w.name()));
         return Ok(());
     }
     if workloads.is_empty() {
@@ -58,18 +58,27 @@ pub fn run(args: BenchArgs) -> Result<(), XtaskError> {
     let latest = dir.join("latest.json");
     let previous = read_previous(&latest);
     let machine = Machine::detect();
-    println!(
+    minnow_train::outln!(
         "minnow bench  {}  {} cores  simd {}  rev {}",
-        machine.cpu, machine.cores, machine.simd, machine.git_revision
+        machine.cpu,
+        machine.cores,
+        machine.simd,
+        machine.git_revision
     );
     eprintln!(
         "timing {} workloads in {} rounds",
         workloads.len(),
         if args.quick { Budget::QUICK.rounds } else { Budget::FULL.rounds }
     );
-    println!(
+    minnow_train::outln!(
         "{:<34} {:>10} {:>10} {:>10} {:>18} {:>9} {:>8}",
-        "workload", "median", "min", "max", "throughput", "allocs", "vs prev"
+        "workload",
+        "median",
+        "min",
+        "max",
+        "throughput",
+        "allocs",
+        "vs prev"
     );
     let budget = if args.quick { Budget::QUICK } else { Budget::FULL };
     let results = measure(&mut workloads, budget, |round| eprint!("\rround {round}/{}", budget.rounds));
@@ -86,7 +95,7 @@ pub fn run(args: BenchArgs) -> Result<(), XtaskError> {
     for path in [&stamped, &latest] {
         std::fs::write(path, &json).map_err(XtaskError::io(path))?;
     }
-    println!("\nwrote {}", stamped.display());
+    minnow_train::outln!("\nwrote {}", stamped.display());
     Ok(())
 }
 
@@ -106,7 +115,7 @@ fn read_previous(path: &PathBuf) -> HashMap<String, f64> {
 fn print_row(m: &Measurement, previous_ns: Option<f64>) {
     let (value, unit) = m.throughput();
     let speedup = previous_ns.map_or(String::from("-"), |p| format!("{:.2}x", p / m.median_ns));
-    println!(
+    minnow_train::outln!(
         "{:<34} {:>10} {:>10} {:>10} {:>18} {:>9} {:>8}",
         m.name,
         duration(m.median_ns),
@@ -132,10 +141,10 @@ fn print_wrapper_ratios(results: &[Measurement]) {
     if rows.is_empty() {
         return;
     }
-    println!("\nGEMM time ratios (1.00 = equal; below 1 minnow is faster):");
-    println!("  {:<24} {:>16} {:>22}", "shape", "vs faer same data", "vs faer column-major");
+    minnow_train::outln!("\nGEMM time ratios (1.00 = equal; below 1 minnow is faster):");
+    minnow_train::outln!("  {:<24} {:>16} {:>22}", "shape", "vs faer same data", "vs faer column-major");
     for (shape, ours, same, colmajor) in rows {
-        println!("  {shape:<24} {:>16.3} {:>22.3}", ours / same, ours / colmajor);
+        minnow_train::outln!("  {shape:<24} {:>16.3} {:>22.3}", ours / same, ours / colmajor);
     }
 }
 

@@ -52,7 +52,7 @@ pub fn run(args: EvalFlags) -> Result<(), String> {
     let started = Instant::now();
     let evaluation = minnow_cli::eval(&eval, &minnow_tasks::registry(), &crate::workspace_root(), &Bars)
         .map_err(|e| minnow_cli::chain(&e))?;
-    print!("{}", evaluation.table);
-    println!("({:.1} s)", started.elapsed().as_secs_f64());
+    minnow_train::out!("{}", evaluation.table);
+    minnow_train::outln!("({:.1} s)", started.elapsed().as_secs_f64());
     Ok(())
 }

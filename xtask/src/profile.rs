@@ -24,11 +24,11 @@ pub fn run(args: ProfileArgs) -> Result<(), XtaskError> {
         ))
     })?;
     let total = report.per_step.as_secs_f64() * 1e6;
-    println!("{}: {:.2} us per step over {} steps (profiling on)", report.workload, total, report.steps);
-    println!("{:<11} {:<36} {:>10} {:>7} {:>7}", "phase", "op", "us/step", "share", "calls");
+    minnow_train::outln!("{}: {:.2} us per step over {} steps (profiling on)", report.workload, total, report.steps);
+    minnow_train::outln!("{:<11} {:<36} {:>10} {:>7} {:>7}", "phase", "op", "us/step", "share", "calls");
     for row in &report.rows {
         let us = row.per_step.as_secs_f64() * 1e6;
-        println!(
+        minnow_train::outln!(
             "{:<11} {:<36} {:>10.2} {:>6.1}% {:>7.1}",
             row.phase,
             row.op,

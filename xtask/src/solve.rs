@@ -79,11 +79,11 @@ pub fn run(args: SolveArgs) -> Result<(), XtaskError> {
         }
         let t = Instant::now();
         let greedy = greedy_table(&mut heuristic, 1..=DIAMETER, count, args.seed).map_err(|e| failed("solve", e))?;
-        println!("one-view greedy policy ({:.1} s):\n{}", t.elapsed().as_secs_f64(), greedy_text(&greedy));
+        minnow_train::outln!("one-view greedy policy ({:.1} s):\n{}", t.elapsed().as_secs_f64(), greedy_text(&greedy));
         let t = Instant::now();
         let rows =
             solver_table(&mut heuristic, search, 1..=DIAMETER, count, args.seed).map_err(|e| failed("solve", e))?;
-        println!("{}({:.1} s)", solver_text(&rows, search), t.elapsed().as_secs_f64());
+        minnow_train::outln!("{}({:.1} s)", solver_text(&rows, search), t.elapsed().as_secs_f64());
         return Ok(());
     }
     solve_each(&mut heuristic, search, &starts).map_err(|e| failed("solve", e))
@@ -103,7 +103,7 @@ fn solve_each(
     let mut solver = Solver::new(search)?;
     for &start in starts {
         let solved = solver.solve(heuristic, start)?;
-        println!(
+        minnow_train::outln!(
             "solution: {} ({} moves, optimal {}); {} nodes expanded (bidirectional BFS: {}), {:.2} ms",
             if solved.length == 0 { "(already solved)".to_string() } else { format_moves(&solved.moves) },
             solved.length,

@@ -80,7 +80,9 @@ pub fn main(registry: Registry) -> ExitCode {
             stop_on_signal();
             exit_code(train(&args, &registry, root))
         }
-        Command::Eval(args) => exit_code(eval(&args, &registry, root, &Bars).map(|e| print!("{}", e.table))),
+        Command::Eval(args) => {
+            exit_code(eval(&args, &registry, root, &Bars).map(|e| minnow_train::out!("{}", e.table)))
+        }
     }
 }
 

@@ -22,7 +22,7 @@ pub fn train(args: &TrainArgs, registry: &Registry, root: &Path) -> Result<(), C
     if name == "list" {
         for task in registry.iter() {
             let distributed = task.distributed().map(|how| format!(" [distributed: {how}]")).unwrap_or_default();
-            println!("  {:<14} {}{distributed}", task.name(), task.about());
+            minnow_train::outln!("  {:<14} {}{distributed}", task.name(), task.about());
         }
         return Ok(());
     }
@@ -107,7 +107,7 @@ fn train_task(
             .filter(|f| !f.starts_with('.') && !f.ends_with(".tmp"))
             .collect();
         files.sort();
-        println!("wrote {}/{{{}}}", out.display(), files.join(", "));
+        minnow_train::outln!("wrote {}/{{{}}}", out.display(), files.join(", "));
     }
     Ok(())
 }

@@ -84,8 +84,10 @@ impl Task for Digits {
         let root = world.rank() == 0;
         if let Some(out) = session.out() {
             match world.size() {
-                1 => println!("training {} -> {}", self.name, out.display()),
-                ranks => println!("training {} on {ranks} ranks, data-parallel -> {}", self.name, out.display()),
+                1 => minnow_train::outln!("training {} -> {}", self.name, out.display()),
+                ranks => {
+                    minnow_train::outln!("training {} on {ranks} ranks, data-parallel -> {}", self.name, out.display())
+                }
             }
         }
         let started = Instant::now();
@@ -94,7 +96,7 @@ impl Task for Digits {
         session.drive(&mut run, cadence, View { headline: "test_accuracy", show: &[], observer: &mut () })?;
         let summary = run.summary()?;
         if root {
-            println!(
+            minnow_train::outln!(
                 "{}: {} steps in {:.1} s; test accuracy {:.2}% (train {:.2}%), final loss {:.4}",
                 self.name,
                 summary.steps,

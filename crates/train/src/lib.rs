@@ -35,6 +35,8 @@ pub mod memory;
 pub mod progress;
 mod run;
 pub mod sinks;
+#[doc(hidden)]
+pub mod stdout;
 mod stop;
 pub mod supervised;
 pub mod task;

@@ -22,16 +22,21 @@ pub(crate) fn elo_summary<G: Game + Default + Send + Sync>(
     let rollout = league.rollout_rating().filter(|r| r.elo.is_finite());
     let pubeval = league.rating_of(PUBEVAL).filter(|r| r.elo.is_finite());
     let (last_iteration, last) = *curve.last().expect("a best snapshot was rated");
-    print!("Elo (random = 0");
+    minnow_train::out!("Elo (random = 0");
     if let Some(r) = rollout {
-        print!(", {} {:.0}", league.record().players[1], r.elo);
+        minnow_train::out!(", {} {:.0}", league.record().players[1], r.elo);
     }
     if let Some(r) = pubeval {
-        print!(", pubeval {:.0}", r.elo);
+        minnow_train::out!(", pubeval {:.0}", r.elo);
     }
-    println!(
+    minnow_train::outln!(
         "): iteration {last_iteration} {:.0} [{:.0}-{:.0}]; best iteration {best_iteration} {:.0} [{:.0}-{:.0}] (in best/)",
-        last.elo, last.lo, last.hi, best.elo, best.lo, best.hi
+        last.elo,
+        last.lo,
+        last.hi,
+        best.elo,
+        best.lo,
+        best.hi
     );
     let curve: Vec<_> = curve.iter().map(|(it, r)| serde_json::json!({"iteration": it, "rating": r})).collect();
     Ok(serde_json::json!({

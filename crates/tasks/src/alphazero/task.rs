@@ -187,7 +187,7 @@ fn train<G: Game + Default + Send + Sync>(
         ranks => format!("the learner + {} actor rank(s) of {threads} self-play thread(s)", ranks - 1),
     };
     if let Some(out) = session.out() {
-        println!(
+        minnow_train::outln!(
             "training {task} (seed {}, {} iterations{}, {players}) -> {}",
             config.seed,
             config.iterations,
@@ -211,7 +211,7 @@ fn train<G: Game + Default + Send + Sync>(
         driven?
     };
     let totals = *run.totals();
-    println!(
+    minnow_train::outln!(
         "{task}: {} iterations, {} games, {} updates; {:.1} min of self-play and training ({:.0} games/min, {:.0} simulations/s)",
         run.iteration(),
         totals.games,
@@ -220,24 +220,25 @@ fn train<G: Game + Default + Send + Sync>(
         60.0 * totals.games as f64 / totals.train_seconds.max(1e-9),
         totals.simulations as f64 / totals.train_seconds.max(1e-9),
     );
-    print!(
+    minnow_train::out!(
         "evaluations during this invocation: {:.1} s, of which {:.1} s rating against earlier snapshots",
-        timing.eval_seconds, tallies.elo_seconds
+        timing.eval_seconds,
+        tallies.elo_seconds
     );
     if tallies.yardstick_seconds > 0.0 {
-        print!(" and {:.1} s on the task's yardstick", tallies.yardstick_seconds);
+        minnow_train::out!(" and {:.1} s on the task's yardstick", tallies.yardstick_seconds);
     }
-    println!();
+    minnow_train::outln!();
     let elo = elo_summary(&run, task, session)?;
-    println!(
+    minnow_train::outln!(
         "final evaluation: the yardsticks of `cargo xtask eval {task}` ({} simulations per move) ...",
         config.eval.simulations
     );
     let suite_started = Instant::now();
     let e = az.suite(&run.agent(), None, session.progress())?;
     session.record(run.iteration(), &e.metrics);
-    print!("{}", e.table);
-    println!(
+    minnow_train::out!("{}", e.table);
+    minnow_train::outln!(
         "  ({:.1} s; wall time of this invocation {:.1} min)",
         suite_started.elapsed().as_secs_f64(),
         started.elapsed().as_secs_f64() / 60.0

@@ -47,7 +47,7 @@ impl Task for TdBackgammon {
         let mut run = TdRun::new(config.clone())?;
         session.resume(&mut run)?;
         if let Some(out) = session.out() {
-            println!(
+            minnow_train::outln!(
                 "training {TD_BACKGAMMON} for {} games: {FEATURES}-{}-{OUTPUTS} network ({} parameters), lambda {}, step size {} -> {} -> {}",
                 config.games,
                 config.hidden,
@@ -63,7 +63,7 @@ impl Task for TdBackgammon {
         let view = View { headline: "win_rate_vs_pubeval", show: &[], observer: &mut () };
         let timing = session.drive(&mut run, cadence, view)?;
         let (games, train_seconds) = (run.games() - start_games, timing.train_seconds);
-        println!(
+        minnow_train::outln!(
             "{TD_BACKGAMMON}: {games} games, {} decisions in {train_seconds:.1} s of training ({:.0} games/s; {:.1} s in all)",
             run.moves_trained,
             games as f64 / train_seconds.max(1e-9),
@@ -71,7 +71,7 @@ impl Task for TdBackgammon {
         );
         let eval = &config.eval;
         let report = td_suite(&run.learner.net, eval.final_games, eval, EVAL_SEED ^ 1, session.progress())?;
-        print!("{}", report.table());
+        minnow_train::out!("{}", report.table());
         minnow_train::write_json(session, "eval.json", &report)?;
         Ok(())
     }

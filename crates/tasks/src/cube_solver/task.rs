@@ -46,7 +46,7 @@ impl Task for CubeSolver {
         let mut run = SolverRun::new(config)?;
         session.resume(&mut run)?;
         if let Some(out) = session.out() {
-            println!("training {NAME} for {total} steps of value iteration -> {}", out.display());
+            minnow_train::outln!("training {NAME} for {total} steps of value iteration -> {}", out.display());
         }
         let (started, cpu_started, start_step) = (Instant::now(), cpu_seconds(), run.step());
         let cadence = run.cadence();
@@ -56,14 +56,14 @@ impl Task for CubeSolver {
         let cpu = cpu_seconds() - cpu_started;
         let eval_seconds = timing.eval_seconds;
         let learner = run.learner();
-        println!(
+        minnow_train::outln!(
             "{NAME}: {} steps in {wall:.1} s wall, {cpu:.1} s CPU (of which evaluations {eval_seconds:.1} s wall)",
             learner.steps() - start_step
         );
 
         let mut heuristic = learner.heuristic();
         let (e, details) = final_suite(&mut heuristic, config.eval.last, config.eval.seed)?;
-        print!("{}", e.table);
+        minnow_train::out!("{}", e.table);
         let mut summary = serde_json::json!({
             "steps": learner.steps(),
             "train_wall_seconds": wall - eval_seconds,
@@ -74,7 +74,10 @@ impl Task for CubeSolver {
         summary.as_object_mut().expect("an object").extend(details);
         minnow_train::write_json(session, "eval.json", &summary)?;
         if let Some(out) = session.out() {
-            println!("`cargo xtask solve cube --evaluate 1000 --checkpoint {}` runs the solver", out.display());
+            minnow_train::outln!(
+                "`cargo xtask solve cube --evaluate 1000 --checkpoint {}` runs the solver",
+                out.display()
+            );
         }
         Ok(())
     }
@@ -145,12 +148,12 @@ mod tests {
         let mut heuristic = load(&checkpoint).unwrap();
         let (count, seed) = (1000, config.eval.seed);
         let greedy = greedy_table(&mut heuristic, [7].into_iter(), count, seed).unwrap();
-        println!("{}", greedy_text(&greedy));
+        minnow_train::outln!("{}", greedy_text(&greedy));
         if greedy[0].within_2d < 0.95 {
             unmet.push(format!("greedy at distance 7: {:.1}% within 2d", 100.0 * greedy[0].within_2d));
         }
         let rows = solver_table(&mut heuristic, config.search, 1..=DIAMETER, count, seed).unwrap();
-        println!("{}", solver_text(&rows, config.search));
+        minnow_train::outln!("{}", solver_text(&rows, config.search));
         for r in &rows {
             if r.solved < count {
                 unmet.push(format!("distance {}: {} of {count} solved", r.distance, r.solved));

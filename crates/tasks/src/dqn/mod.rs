@@ -106,7 +106,7 @@ impl<E: DqnTaskEnv> Task for DqnTask<E> {
             let (steps, seed) = (config.pretrain_steps, config.dqn.seed);
             let loss = pretrain(run.run.learner_mut(), &config.env, steps, seed)?;
             if session.out().is_some() {
-                println!(
+                minnow_train::outln!(
                     "pretrained on oracle values: {steps} steps in {:.1} s, final loss {loss:.4}",
                     t.elapsed().as_secs_f64()
                 );
@@ -115,8 +115,8 @@ impl<E: DqnTaskEnv> Task for DqnTask<E> {
         let total = config.dqn.env_steps;
         if let Some(out) = session.out() {
             match world.size() {
-                1 => println!("training {} for {total} environment steps -> {}", E::TASK, out.display()),
-                ranks => println!(
+                1 => minnow_train::outln!("training {} for {total} environment steps -> {}", E::TASK, out.display()),
+                ranks => minnow_train::outln!(
                     "training {} for {total} environment steps on {ranks} ranks, data-parallel -> {}",
                     E::TASK,
                     out.display()
@@ -137,7 +137,7 @@ impl<E: DqnTaskEnv> Task for DqnTask<E> {
         let (steps, updates) = (run.step() - start_steps, run.run.learner().updates() - start_updates);
         let recent = run.run.recent();
         let success = recent.success_rate().map_or(String::new(), |rate| format!(", success {:.1}%", 100.0 * rate));
-        println!(
+        minnow_train::outln!(
             "{}: {steps} environment steps and {updates} updates in {seconds:.1} s of training ({:.0} steps/s, {:.0} updates/s); last 100 episodes: return {:.1}{success}",
             E::TASK,
             steps as f64 / seconds,
@@ -145,7 +145,7 @@ impl<E: DqnTaskEnv> Task for DqnTask<E> {
             recent.mean_return(),
         );
         let e = final_evaluation(run.run.learner_mut(), &run.env, config, config.eval.last)?;
-        println!("{}", e.table);
+        minnow_train::outln!("{}", e.table);
         let summary: serde_json::Map<String, serde_json::Value> =
             e.figures.iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect();
         minnow_train::write_json(session, "eval.json", &summary)

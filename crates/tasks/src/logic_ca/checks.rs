@@ -15,7 +15,7 @@ pub(super) fn report(config: &CheckerboardConfig, program: &HardProgram, out: &P
     match config.variant {
         Variant::GameOfLife => {
             let life = hard_life_accuracy(program, 20, 99);
-            println!(
+            minnow_train::outln!(
                 "Game of Life: {}/512 boards right ({:.2}% of cells); {:.3}% of cells right over 8 steps of 20 \
                  random 64x64 grids",
                 life.boards_right,
@@ -29,13 +29,13 @@ pub(super) fn report(config: &CheckerboardConfig, program: &HardProgram, out: &P
             let (h, w, n) = (config.ca.height, config.ca.width, config.ca_steps);
             let fire = Disturbance::Async { fire_rate: config.fire_rate };
             let trained_as = if config.variant == Variant::Async { fire } else { Disturbance::None };
-            println!(
+            minnow_train::outln!(
                 "on fresh {h}x{w} grids after {n} steps as trained: {:.2}% of channel-0 cells right",
                 100.0 * rollout_accuracy(program, h, w, n, 200, 99, trained_as)
             );
             let checks = RobustnessConfig::default();
             let r = checkerboard_robustness(program, &checks);
-            println!(
+            minnow_train::outln!(
                 "robustness ({} random {s}x{s} grids each): {:.2}% after {} steps, {:.2}% with a {d}x{d} centre \
                  square zeroed for the first {} steps, {:.2}% with asynchronous updates (fire rate {}, {} steps)",
                 checks.trials,
@@ -57,7 +57,7 @@ pub(super) fn report(config: &CheckerboardConfig, program: &HardProgram, out: &P
                 // differs from the training side modulo 4.
                 let steps = 4 * n;
                 for side in [4 * h.max(w), 4 * h.max(w) + 2] {
-                    println!(
+                    minnow_train::outln!(
                         "asynchronous updates on {side}x{side} grids for {steps} steps: {:.2}%",
                         100.0 * rollout_accuracy(program, side, side, steps, checks.trials, 98, fire)
                     );

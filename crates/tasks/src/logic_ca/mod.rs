@@ -66,7 +66,7 @@ impl Task for LogicCa {
         session.resume(&mut run)?;
         let out = session.out().expect("logic-ca trains as one process, which writes").to_path_buf();
         let (total, done) = (config.train_steps as u64, run.step());
-        println!(
+        minnow_train::outln!(
             "training logic-ca ({:?}, seed {}, {} member{}, up to {} steps{}) -> {}",
             config.variant,
             config.seed,
@@ -101,7 +101,7 @@ impl Task for LogicCa {
         session.write("circuit.txt", pruned.to_text().as_bytes())?;
         session.write("circuit.v", pruned.to_verilog("logic_ca_cell").as_bytes())?;
         session.write("circuit.c", pruned.to_c("logic_ca").as_bytes())?;
-        println!(
+        minnow_train::outln!(
             "logic-ca: {steps} steps per member in {:.1} s this session; hard accuracy first 100% at {}; kept \
              {kept_text}: {} active gates, {} after pruning",
             started.elapsed().as_secs_f64(),

@@ -46,7 +46,7 @@ pub(super) fn sweep(config: &CheckerboardConfig, sweep: &Sweep, world: &dyn Coll
         sweep.until_first.then_some(holds),
         |round| {
             for (seed, row) in round {
-                println!("| {seed} | {} | {:.1} | {:.1} |", row.cells, row.wall_seconds, row.cpu_seconds);
+                minnow_train::outln!("| {seed} | {} | {:.1} | {:.1} |", row.cells, row.wall_seconds, row.cpu_seconds);
             }
         },
     )?;
@@ -59,7 +59,7 @@ pub(super) fn sweep(config: &CheckerboardConfig, sweep: &Sweep, world: &dyn Coll
             Variant::Async => "100% and >= 99% on fresh grids with asynchronous updates",
             Variant::GameOfLife => "the exact rule (512/512 boards, every cell of 20 64x64 grids)",
         };
-        println!(
+        minnow_train::outln!(
             "sweep: {perfect}/{runs} seeds reached 100% within {} steps; {robust}/{runs}: {holds}",
             config.train_steps
         );
@@ -68,7 +68,7 @@ pub(super) fn sweep(config: &CheckerboardConfig, sweep: &Sweep, world: &dyn Coll
 }
 
 fn print_header(config: &CheckerboardConfig, seeds: &[u64], ranks: usize, until_first: bool) {
-    println!(
+    minnow_train::outln!(
         "sweep: logic-ca {:?}, seeds {}..{}, {} member{}, up to {} steps, stop at held-out score {}{}{}",
         config.variant,
         seeds[0],
@@ -81,17 +81,17 @@ fn print_header(config: &CheckerboardConfig, seeds: &[u64], ranks: usize, until_
         if until_first { ", until the first seed that holds" } else { "" },
     );
     if config.variant == Variant::GameOfLife {
-        println!(
+        minnow_train::outln!(
             "| seed | first 100% | kept (member, step) | active gates | pruned | boards right | 64x64 cells | wall s | CPU s |"
         );
-        println!("|---|---|---|---|---|---|---|---|---|");
+        minnow_train::outln!("|---|---|---|---|---|---|---|---|---|");
     } else {
-        println!(
+        minnow_train::outln!(
             "| seed | first 100% | kept (member, step) | active gates | pruned | {h}x{w} | 64x64 | damage | async | wall s | CPU s |",
             h = config.ca.height,
             w = config.ca.width
         );
-        println!("|---|---|---|---|---|---|---|---|---|---|---|");
+        minnow_train::outln!("|---|---|---|---|---|---|---|---|---|---|---|");
     }
 }
 

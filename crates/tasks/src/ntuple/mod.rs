@@ -59,7 +59,7 @@ impl Task for NTuple2048 {
         if let Some(out) = session.out() {
             let net = &run.learner.player.net;
             let weights = net.weights().len();
-            println!(
+            minnow_train::outln!(
                 "training {TASK} for {} games: {} tables, {weights} weights ({:.0} MiB), {} entries read per board{} -> {}",
                 config.games,
                 config.tuples.len(),
@@ -73,7 +73,7 @@ impl Task for NTuple2048 {
         let cadence = run.cadence();
         let timing = session.drive(&mut run, cadence, View { headline: "mean_score", show: &[], observer: &mut () })?;
         let train_seconds = timing.train_seconds;
-        println!(
+        minnow_train::outln!(
             "{TASK}: {} games, {} moves in {train_seconds:.1} s of training ({:.0} moves/s; {:.1} s in all)",
             run.games() - start_games,
             run.moves_trained,
@@ -83,7 +83,7 @@ impl Task for NTuple2048 {
         let t = Instant::now();
         let learner = &run.learner;
         let r = learner.player.evaluate(&learner.prototype, config.eval.last, config.eval.seed)?;
-        println!("final greedy evaluation, one view ({:.1} s):\n{r}", t.elapsed().as_secs_f64());
+        minnow_train::outln!("final greedy evaluation, one view ({:.1} s):\n{r}", t.elapsed().as_secs_f64());
         minnow_train::write_json(session, "eval.json", &r)
     }
 }
