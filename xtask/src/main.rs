@@ -9,6 +9,7 @@ mod machine;
 mod play;
 mod play_backgammon;
 mod profile;
+mod prompt;
 mod solve;
 mod train;
 

@@ -224,8 +224,7 @@ pub fn session<G: Board>(
                 let moves: Vec<String> = legal[..n].iter().map(|&a| (a + 1).to_string()).collect();
                 write!(out, "legal moves: {}\nyour move: ", moves.join(" ")).map_err(io)?;
                 out.flush().map_err(io)?;
-                line.clear();
-                if input.read_line(&mut line).map_err(io)? == 0 {
+                if !crate::prompt::read_answer(input, &mut line).map_err(io)? {
                     writeln!(out, "\nend of input: goodbye").map_err(io)?;
                     return Ok(game);
                 }
@@ -233,7 +232,8 @@ pub fn session<G: Board>(
                     "q" | "quit" => return Ok(game),
                     "?" => analyse(agent, sims, &game, out)?,
                     typed => match typed.parse::<usize>() {
-                        Ok(m) if m >= 1 && legal[..n].contains(&((m - 1) as u16)) => {
+                        // Checked in usize: a number past u16 must not wrap onto a legal move.
+                        Ok(m) if m >= 1 && legal[..n].iter().any(|&a| a as usize == m - 1) => {
                             game.apply(m - 1).map_err(|e| e.to_string())?
                         }
                         Ok(m) => writeln!(out, "{m} is not a legal move here; choose one of {}", moves.join(" "))
@@ -281,6 +281,18 @@ mod tests {
         assert!(out.contains("move  policy  visits"), "{out}");
         assert!(game.moves() >= 2);
         assert!(out.contains("the agent plays"));
+    }
+
+    #[test]
+    fn a_number_past_the_moves_or_a_stray_byte_is_asked_again() {
+        // 65537 - 1 would wrap to column 0 in 16 bits.
+        let mut out = Vec::new();
+        let script: &[u8] = b"65537\n\xff\nq\n";
+        session::<ConnectFour>(&agent::<ConnectFour>(), 8, 0, &mut &script[..], &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains("65537 is not a legal move"), "{out}");
+        assert!(out.contains("'\u{fffd}' is not a move"), "{out}");
+        assert!(!out.contains("the agent plays"), "{out}");
     }
 
     #[test]

@@ -65,7 +65,12 @@ pub fn run(args: SolveArgs) -> Result<(), XtaskError> {
             let moves = parse_scramble(text).map_err(|e| failed("solve", e))?;
             vec![moves.iter().fold(CubeState::SOLVED, |s, &m| s.apply(m))]
         }
-        (None, Some(count), _) => random_positions(count, args.distance, args.seed).map_err(|e| failed("solve", e))?,
+        (None, Some(count), _) => {
+            let bytes = count as f64 * std::mem::size_of::<CubeState>() as f64;
+            minnow_train::memory::check_fits(&format!("--random {count} positions"), bytes)
+                .map_err(|e| format!("solve: {e}"))?;
+            random_positions(count, args.distance, args.seed).map_err(|e| failed("solve", e))?
+        }
         (None, None, Some(_)) => Vec::new(),
         (None, None, None) => {
             return Err("solve: give --scramble \"R U F' ...\", --random N or --evaluate N".to_string().into());

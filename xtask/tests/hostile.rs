@@ -46,9 +46,14 @@ fn sizes_beyond_the_machine_are_refused_with_the_estimate_before_allocating() {
         ("logic-ca", r#"{"ca": {"height": 3000, "width": 3000}}"#),
         ("logic-ca", r#"{"batch": 100000000}"#),
         ("ntuple-2048", r#"{"tuples": [[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]]}"#),
+        ("az-connect4", r#"{"network": {"width": 4096, "blocks": 64}}"#),
+        ("az-backgammon", r#"{"network": {"width": 4096, "blocks": 64}}"#),
+        ("cube-solver", r#"{"training": {"net": {"width": 8192, "hidden": 8192, "blocks": 16}}}"#),
     ] {
         let err = refused(&root, task, config, &[]);
         assert!(err.contains("of memory, more than the") && err.contains("available"), "{task} {config}: {err}");
+        // Refused before anything is written.
+        assert!(!root.join(format!("run-{task}")).exists(), "{task}: a run directory was made");
     }
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -66,7 +66,9 @@ impl Task for Digits {
     }
 
     fn check(&self, config: &DigitsConfig) -> Result<(), TaskError> {
-        Ok(config.validate()?)
+        config.validate()?;
+        // Refused before the run directory is made (the run checks again).
+        Ok(config.check_fits()?)
     }
 
     fn distributed(&self) -> Option<&str> {

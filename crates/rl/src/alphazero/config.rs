@@ -240,6 +240,27 @@ impl Default for AzConfig {
 }
 
 impl AzConfig {
+    /// The memory a run of this config needs, roughly, in bytes, for a
+    /// game of `obs_size` observation values and `actions` actions: the
+    /// network with gradients, Adam's moments and the snapshots the
+    /// self-play workers and the Elo league hold; the replay; the
+    /// activations of a training batch and of a self-play round; the
+    /// search trees in flight.
+    pub fn memory_bytes(&self, obs_size: usize, actions: usize) -> f64 {
+        let (o, a) = (obs_size as f64, actions as f64);
+        let (w, blocks) = (self.network.width as f64, self.network.blocks as f64);
+        let params = (o + 1.0) * w + blocks * 2.0 * (w + 1.0) * w + (w + 1.0) * (a + 1.0);
+        let snapshots = 2.0 + self.eval.elo_pool as f64;
+        let replay = self.training.replay_capacity as f64 * (o + a + 2.0);
+        let per_row = o + a + w * (2.0 * blocks + 2.0);
+        let leaves =
+            (self.self_play.workers * self.self_play.parallel_games) as f64 * self.mcts.leaves_per_round as f64;
+        let activations = (self.training.batch as f64 * 4.0 + leaves) * per_row;
+        let games = (self.self_play.workers * self.self_play.parallel_games) as f64;
+        let trees = games * (self.mcts.simulations as f64 + 1.0) * (a + 4.0) * 4.0;
+        4.0 * ((4.0 + snapshots) * params + replay + activations + trees)
+    }
+
     /// An error naming the first field out of range.
     pub fn validate(&self) -> Result<()> {
         self.mcts.validate()?;

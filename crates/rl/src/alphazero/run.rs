@@ -168,6 +168,9 @@ impl<G: Game + Default + Send> AzRun<G> {
     pub fn new(config: AzConfig) -> Result<Self> {
         config.validate()?;
         check_game_sizes::<G>()?;
+        let what =
+            format!("an AlphaZero run of {} (network {}x{})", G::NAME, config.network.width, config.network.blocks);
+        minnow_train::memory::check_fits(&what, config.memory_bytes(G::OBSERVATION_SIZE, G::ACTIONS))?;
         let mut init_rng = Pcg64Mcg::seed_from_u64(derive_seed(config.seed, u64::MAX, 0));
         let trainer = Trainer::new::<G>(&config.network, &config.training, &mut init_rng)?;
         let snapshot = Arc::new(trainer.params().clone());

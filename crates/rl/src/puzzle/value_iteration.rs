@@ -67,6 +67,18 @@ impl ValueIterationConfig {
         Ok(check.positive("target.loss_below", self.target.loss_below)?)
     }
 
+    /// The memory a learner of this config needs, roughly, in bytes, for
+    /// observations of `obs_size` values and `moves` moves: the online and
+    /// target networks with gradients and Adam's moments, and the
+    /// activations of a batch and of its children's targets.
+    pub fn memory_bytes(&self, obs_size: usize, moves: usize) -> f64 {
+        let (o, h, w) = (obs_size as f64, self.net.hidden as f64, self.net.width as f64);
+        let params = (o + 1.0) * h + (h + 1.0) * w + self.net.blocks as f64 * 2.0 * (w + 1.0) * w + w + 1.0;
+        let rows = self.batch_size as f64 * (moves as f64 + 1.0);
+        let activations = rows * (o + h + w * (2.0 * self.net.blocks as f64 + 1.0)) * 4.0;
+        4.0 * (5.0 * params + activations)
+    }
+
     /// The learning rate at step `step`.
     fn lr_at(&self, step: u64) -> f32 {
         let progress = (step as f64 / self.steps as f64).clamp(0.0, 1.0);
@@ -123,6 +135,11 @@ impl ValueIteration {
         if moves == 0 {
             return Err(Check("ValueIteration").count("moves", "at least 1 move", 0).into());
         }
+        let what = format!(
+            "the cost-to-go learner (hidden {}, width {}x{})",
+            config.net.hidden, config.net.width, config.net.blocks
+        );
+        minnow_train::memory::check_fits(&what, config.memory_bytes(observation_size, moves))?;
         let mut rng = Pcg64Mcg::seed_from_u64(config.seed ^ 0xdeeb_c0be_a000);
         let mut online = Params::new();
         let net = config.net.init(&mut online, observation_size, &mut rng)?;

@@ -84,7 +84,14 @@ impl Task for AlphaZero {
 
     fn check(&self, config: &AzConfig) -> Result<(), TaskError> {
         config.validate()?;
-        Ok(check_final_games(config)?)
+        check_final_games(config)?;
+        // Refused before the run directory is made (the run checks again).
+        let (obs, actions) = match self.game {
+            AzGame::ConnectFour => (ConnectFour::OBSERVATION_SIZE, ConnectFour::ACTIONS),
+            AzGame::Backgammon => (Backgammon::OBSERVATION_SIZE, Backgammon::ACTIONS),
+        };
+        let what = format!("{} (network {}x{})", self.name, config.network.width, config.network.blocks);
+        Ok(minnow_train::memory::check_fits(&what, config.memory_bytes(obs, actions))?)
     }
 
     fn distributed(&self) -> Option<&str> {

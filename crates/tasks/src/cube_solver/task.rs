@@ -3,6 +3,7 @@
 //! cost-to-go's error at every distance) into `eval.json`.
 
 use super::{CubeSolverConfig, DIAMETER, SolverRun, greedy_table, greedy_text, load, value_errors, value_errors_text};
+use minnow_envs::cube2::{MOVE_COUNT, OBSERVATION_SIZE};
 use minnow_rl::puzzle::LearnedHeuristic;
 use minnow_train::{Evaluate, Evaluation, Run, Session, Task, TaskError, View, cpu_seconds};
 use std::time::Instant;
@@ -38,7 +39,12 @@ impl Task for CubeSolver {
     }
 
     fn check(&self, config: &CubeSolverConfig) -> Result<(), TaskError> {
-        Ok(config.validate()?)
+        config.validate()?;
+        // Refused before the run directory is made (the learner checks again).
+        let net = &config.training.net;
+        let what = format!("{NAME} (hidden {}, width {}x{})", net.hidden, net.width, net.blocks);
+        let bytes = config.training.memory_bytes(OBSERVATION_SIZE, MOVE_COUNT);
+        Ok(minnow_train::memory::check_fits(&what, bytes)?)
     }
 
     fn train(&self, config: &CubeSolverConfig, session: &mut dyn Session) -> Result<(), TaskError> {

@@ -134,6 +134,13 @@ impl DigitsConfig {
         Ok(())
     }
 
+    /// Refuses a network whose [`memory_bytes`](Self::memory_bytes)
+    /// exceed what the machine has available.
+    pub fn check_fits(&self) -> Result<()> {
+        let what = format!("the digits {:?} network (hidden {})", self.model, self.hidden).to_lowercase();
+        crate::memory::check_fits(&what, self.memory_bytes())
+    }
+
     /// The memory a run of this config needs, roughly, in bytes: each
     /// parameter four times (value, gradient, Adam's two moments) and the
     /// activations of the larger of a training and an evaluation batch.
@@ -216,8 +223,7 @@ impl Supervised<DigitsNetwork, Dataset> {
     /// A fresh run: the network initialised from the seed.
     pub fn new(config: DigitsConfig, train: Dataset, test: Dataset) -> Result<Self> {
         config.validate()?;
-        let what = format!("the digits {:?} network (hidden {})", config.model, config.hidden).to_lowercase();
-        crate::memory::check_fits(&what, config.memory_bytes())?;
+        config.check_fits()?;
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(config.seed);
         let mut params = Params::new();
         let network = match config.model {
