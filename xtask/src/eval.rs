@@ -11,6 +11,8 @@
 //!   (`minnow_tasks::alphazero::backgammon_suite`).
 //! - td-backgammon: the network alone and a 2-ply search against pubeval
 //!   (`minnow_tasks::backgammon::td_suite`).
+//! - ntuple-2048: greedy play on one view of the run's final evaluation
+//!   games (`minnow_tasks::ntuple::ntuple_suite`).
 
 use clap::Args;
 use minnow_cli::Bars;
@@ -19,18 +21,21 @@ use minnow_rl::alphazero::AzAgent;
 use minnow_rl::mcts::Inference;
 use minnow_tasks::alphazero::{EVAL_SEED, PUBEVAL_GAMES, backgammon_suite, check_final_games, connect4_suite};
 use minnow_tasks::backgammon::{self, TD_BACKGAMMON, td_suite};
+use minnow_tasks::ntuple::{NTupleAgent, ntuple_suite};
 use std::path::Path;
 use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct EvalArgs {
-    /// The task whose agent is evaluated: az-connect4, az-backgammon or td-backgammon.
+    /// The task whose agent is evaluated: az-connect4, az-backgammon,
+    /// td-backgammon or ntuple-2048.
     task: String,
     #[command(flatten)]
     agent: crate::agent_args::AgentArgs,
     /// Games per match (default: the run's eval.final_games for connect
     /// four; 5000 for each backgammon match with pubeval, while MCTS
-    /// against random plays the run's eval.final_games).
+    /// against random plays the run's eval.final_games; the run's
+    /// eval.last for 2048).
     #[arg(long)]
     games: Option<usize>,
     /// az-*: the network's precision at the search's leaves and in the
@@ -78,9 +83,16 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
                 td_suite(&saved.net, games, &eval, backgammon::EVAL_SEED ^ 1, &Bars).map_err(|e| e.to_string())?;
             print!("{}", report.table());
         }
+        "ntuple-2048" => {
+            let agent = NTupleAgent::load(&path).map_err(|e| e.to_string())?;
+            println!("{}: ntuple-2048 tables after {} games", path.display(), agent.games);
+            let (games, seed) = (args.games.unwrap_or(agent.config.eval.last), agent.config.eval.seed);
+            let report = ntuple_suite(&agent, games, seed, &Bars).map_err(|e| e.to_string())?;
+            print!("{}", report.table());
+        }
         other => {
             return Err(format!(
-                "eval: task '{other}' has no evaluation suite; expected az-connect4, az-backgammon or td-backgammon"
+                "eval: task '{other}' has no evaluation suite; expected az-connect4, az-backgammon, td-backgammon or ntuple-2048"
             ));
         }
     }

@@ -7,12 +7,21 @@
 //! With `"symmetric_sampling": true` each table is read at its tuple's 8
 //! rotations and reflections too, so the tables are shared across the
 //! board's symmetries (`configs/ntuple-2048-symmetric.json`).
+//!
+//! A trained player reads back with [`NTupleAgent::load`], from a run
+//! checkpoint or from the agent [`write_agent`] ships (the tables' sparse
+//! form), and [`ntuple_suite`] plays it on seeded games.
 
+mod agent;
 mod config;
 mod player;
 mod run;
+mod suite;
 
+pub use agent::{NTupleAgent, SPARSE_GAPS, SPARSE_VALUES, SparseCount, write_agent};
 pub use config::{NTupleConfig, NTupleEvalConfig};
+pub use run::WEIGHTS;
+pub use suite::{NTupleReport, ntuple_suite};
 
 use minnow_train::{Session, Task, TaskError, View};
 use run::{NTupleRun, TASK};
@@ -82,7 +91,7 @@ impl Task for NTuple2048 {
         );
         let t = Instant::now();
         let learner = &run.learner;
-        let r = learner.player.evaluate(&learner.prototype, config.eval.last, config.eval.seed)?;
+        let r = learner.player.evaluate(&learner.prototype, config.eval.last, config.eval.seed, &|| {})?;
         println!("final greedy evaluation, one view ({:.1} s):\n{r}", t.elapsed().as_secs_f64());
         minnow_train::write_json(session, "eval.json", &r)
     }
