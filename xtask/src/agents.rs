@@ -7,19 +7,28 @@ use clap::Args;
 use minnow_train::RunCheckpoint;
 use std::path::{Path, PathBuf};
 
-/// The tasks whose agents ship, and the tensors that are the agent.
-const SHIPPED: &[(&str, &[&str])] = &[
-    ("az-connect4", &["model."]),
-    ("az-backgammon", &["model."]),
-    ("td-backgammon", &[minnow_tasks::backgammon::WEIGHTS]),
-    ("cube-solver", &["online."]),
-    ("logic-ca", &["kept."]),
+/// How a task's agent is cut from its run checkpoint.
+enum Cut {
+    /// The tensors whose names start with these, as they are.
+    Keep(&'static [&'static str]),
+    /// The n-tuple tables in sparse form (`minnow_tasks::ntuple::write_agent`).
+    SparseTables,
+}
+
+/// The tasks whose agents ship, and how.
+const SHIPPED: &[(&str, Cut)] = &[
+    ("az-connect4", Cut::Keep(&["model."])),
+    ("az-backgammon", Cut::Keep(&["model."])),
+    ("td-backgammon", Cut::Keep(&[minnow_tasks::backgammon::WEIGHTS])),
+    ("cube-solver", Cut::Keep(&["online."])),
+    ("logic-ca", Cut::Keep(&["kept."])),
+    ("ntuple-2048", Cut::SparseTables),
 ];
 
 #[derive(Args, Debug)]
 pub struct ShipArgs {
     /// The task whose run becomes the shipped agent: az-connect4,
-    /// az-backgammon, td-backgammon, cube-solver or logic-ca.
+    /// az-backgammon, td-backgammon, cube-solver, logic-ca or ntuple-2048.
     task: String,
     /// The run directory (or its checkpoint.safetensors file); default
     /// runs/TASK.
@@ -55,7 +64,7 @@ pub fn checkpoint_or_shipped(arg: Option<&Path>, task: &str) -> Result<PathBuf, 
 }
 
 pub fn run(args: ShipArgs) -> Result<(), String> {
-    let Some((task, keep)) = SHIPPED.iter().find(|(name, _)| *name == args.task) else {
+    let Some((task, cut)) = SHIPPED.iter().find(|(name, _)| *name == args.task) else {
         let names: Vec<&str> = SHIPPED.iter().map(|(name, _)| *name).collect();
         return Err(format!("ship: no agent ships for task '{}'; expected one of {}", args.task, names.join(", ")));
     };
@@ -65,10 +74,16 @@ pub fn run(args: ShipArgs) -> Result<(), String> {
     let out = shipped(task);
     std::fs::create_dir_all(out.parent().expect("a file in agents/TASK"))
         .map_err(|e| format!("{}: {e}", out.display()))?;
-    let kept = run.write_agent(keep, &out).map_err(|e| e.to_string())?;
+    let kept = match cut {
+        Cut::Keep(keep) => format!("{} tensors", run.write_agent(keep, &out).map_err(|e| e.to_string())?),
+        Cut::SparseTables => {
+            let count = minnow_tasks::ntuple::write_agent(&run, &out).map_err(|e| e.to_string())?;
+            format!("the {} table entries that are not 0 (of {})", count.kept, count.entries)
+        }
+    };
     let bytes = std::fs::metadata(&out).map_err(|e| format!("{}: {e}", out.display()))?.len();
     minnow_train::outln!(
-        "{}: {kept} tensors of {} at step {}, {bytes} bytes",
+        "{}: {kept} of {} at step {}, {bytes} bytes",
         out.display(),
         from.display(),
         run.step().map_err(|e| e.to_string())?
@@ -91,6 +106,7 @@ mod tests {
     use minnow_tasks::alphazero::{EVAL_SEED, network_vs_pubeval, pons_dir};
     use minnow_tasks::backgammon::{self, PointsResult, TdChooser, WholeTurnPlayer, points_match, pubeval_player};
     use minnow_tasks::cube_solver;
+    use minnow_tasks::ntuple::{NTupleAgent, ntuple_suite};
     use std::sync::Arc;
 
     /// A card's "Checked by the tests" rows, and what differs from them.
@@ -232,6 +248,23 @@ mod tests {
         let r = checkerboard_robustness(&program, &RobustnessConfig::default());
         let figure = format!("{:.2}% / {:.2}% / {:.2}%", 100.0 * r.large, 100.0 * r.damaged, 100.0 * r.asynchronous);
         card.check("robustness on 100 random 64x64 grids: plain / damaged / asynchronous", figure);
+        card.assert_reproduced();
+    }
+
+    #[test]
+    fn ntuple_2048_reproduces_its_card() {
+        const GAMES: usize = 20;
+        let mut card = Card::read("ntuple-2048");
+        let agent = NTupleAgent::load(&shipped(card.task)).unwrap();
+        let report = ntuple_suite(&agent, GAMES, agent.config.eval.seed, &()).unwrap();
+        let r = &report.result;
+        let figure = format!(
+            "mean score {:.0}, 1024 in {:.1}%, 2048 in {:.1}%",
+            r.mean_score,
+            100.0 * r.reached_1024,
+            100.0 * r.reached_2048
+        );
+        card.check(&format!("greedy play on one view, the first {GAMES} games from seed {}", report.seed), figure);
         card.assert_reproduced();
     }
 

@@ -11,6 +11,9 @@
 //!   points; pubeval and MCTS against random.
 //! - td-backgammon: the network alone and a 2-ply search against pubeval.
 //! - dqn-cube, dqn-2048, dqn-cartpole: the final greedy evaluation.
+//! - ntuple-2048: greedy play on one view, the run's final evaluation
+//!   games.
+//! - cube-solver: the greedy policy and the cost-to-go at every distance.
 
 use clap::Args;
 use minnow_cli::Bars;

@@ -1,6 +1,8 @@
 //! Checkpoints in the safetensors format: parameters by their module-tree
 //! names, any other named state (optimiser moments, replay statistics) as
-//! ordinary f32 tensors, and string metadata (step, config, RNG state).
+//! ordinary f32 tensors, byte (U8) tensors for codes their owner packs
+//! (a sparse table's positions), and string metadata (step, config, RNG
+//! state).
 //!
 //! Writing goes to a temporary file that is synced and then renamed over
 //! the old checkpoint, so a crash at any moment leaves either the previous
@@ -49,7 +51,8 @@ fn checksum<'a>(
 /// A checkpoint being assembled: named tensors and metadata.
 #[derive(Debug, Default)]
 pub struct CheckpointWriter {
-    tensors: Vec<(String, Vec<usize>, Vec<u8>)>,
+    /// Name, dtype (F32 or U8), dims and little-endian bytes.
+    tensors: Vec<(String, Dtype, Vec<usize>, Vec<u8>)>,
     metadata: HashMap<String, String>,
     /// The first tensor added with a non-finite value: `save` refuses it.
     non_finite: Option<NnError>,
@@ -85,7 +88,15 @@ impl CheckpointWriter {
         if self.non_finite.is_none() {
             self.non_finite = non_finite(name, values);
         }
-        self.tensors.push((name.to_string(), dims.to_vec(), bytemuck_f32(values)));
+        self.tensors.push((name.to_string(), Dtype::F32, dims.to_vec(), bytemuck_f32(values)));
+        self
+    }
+
+    /// Adds a tensor of bytes (dtype U8) of shape `dims`: codes that their
+    /// owner packs and checks (a sparse table's position gaps), a quarter
+    /// of the size they would take as f32.
+    pub fn bytes(mut self, name: &str, dims: &[usize], values: &[u8]) -> Self {
+        self.tensors.push((name.to_string(), Dtype::U8, dims.to_vec(), values.to_vec()));
         self
     }
 
@@ -102,13 +113,13 @@ impl CheckpointWriter {
             return Err(error);
         }
         let mut metadata = self.metadata;
-        let sum = checksum(self.tensors.iter().map(|(n, d, b)| (n.as_str(), d.as_slice(), b.as_slice())), &metadata);
+        let sum = checksum(self.tensors.iter().map(|(n, _, d, b)| (n.as_str(), d.as_slice(), b.as_slice())), &metadata);
         metadata.insert(CHECKSUM_KEY.to_string(), format!("{sum:016x}"));
         let views = self
             .tensors
             .iter()
-            .map(|(name, dims, bytes)| {
-                TensorView::new(Dtype::F32, dims.clone(), bytes)
+            .map(|(name, dtype, dims, bytes)| {
+                TensorView::new(*dtype, dims.clone(), bytes)
                     .map(|view| (name.clone(), view))
                     .map_err(|e| NnError::CorruptCheckpoint { detail: format!("tensor '{name}': {e}") })
             })
@@ -156,10 +167,17 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// A tensor's values as read: f32, or bytes for codes their owner packs.
+#[derive(Debug, Clone)]
+enum Values {
+    F32(Vec<f32>),
+    U8(Vec<u8>),
+}
+
 /// A checkpoint read back: every tensor decoded and checked.
 #[derive(Debug, Clone, Default)]
 pub struct Checkpoint {
-    tensors: BTreeMap<String, (Shape, Vec<f32>)>,
+    tensors: BTreeMap<String, (Shape, Values)>,
     metadata: HashMap<String, String>,
 }
 
@@ -175,7 +193,7 @@ impl Checkpoint {
         })
     }
 
-    /// Decodes safetensors bytes; only f32 tensors are accepted.
+    /// Decodes safetensors bytes; f32 and U8 tensors are accepted.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
         let corrupt = |detail: String| NnError::CorruptCheckpoint { detail };
         let (_, header) = safetensors::SafeTensors::read_metadata(bytes).map_err(|e| corrupt(e.to_string()))?;
@@ -195,26 +213,45 @@ impl Checkpoint {
         }
         let mut tensors = BTreeMap::new();
         for (name, view) in views {
-            if view.dtype() != Dtype::F32 {
-                return Err(corrupt(format!("tensor '{name}' has dtype {:?}, expected F32", view.dtype())));
-            }
+            let width = match view.dtype() {
+                Dtype::F32 => 4,
+                Dtype::U8 => 1,
+                other => return Err(corrupt(format!("tensor '{name}' has dtype {other:?}, expected F32 or U8"))),
+            };
             let shape = Shape::new(view.shape()).map_err(|e| corrupt(format!("tensor '{name}': {e}")))?;
             let data = view.data();
-            if data.len() != 4 * shape.numel() {
+            if Some(data.len()) != shape.numel().checked_mul(width) {
                 return Err(corrupt(format!("tensor '{name}' has {} bytes for shape {shape}", data.len())));
             }
-            let values: Vec<f32> = data.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-            if let Some(error) = non_finite(&name, &values) {
-                return Err(error);
-            }
+            let values = if width == 1 {
+                Values::U8(data.to_vec())
+            } else {
+                let values: Vec<f32> =
+                    data.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+                if let Some(error) = non_finite(&name, &values) {
+                    return Err(error);
+                }
+                Values::F32(values)
+            };
             tensors.insert(name, (shape, values));
         }
         Ok(Self { tensors, metadata })
     }
 
-    /// The values of tensor `name`, if saved.
+    /// The values of the f32 tensor `name`, if saved.
     pub fn tensor(&self, name: &str) -> Option<&[f32]> {
-        self.tensors.get(name).map(|(_, v)| v.as_slice())
+        match self.tensors.get(name) {
+            Some((_, Values::F32(values))) => Some(values),
+            _ => None,
+        }
+    }
+
+    /// The bytes of the U8 tensor `name`, if saved.
+    pub fn bytes(&self, name: &str) -> Option<&[u8]> {
+        match self.tensors.get(name) {
+            Some((_, Values::U8(bytes))) => Some(bytes),
+            _ => None,
+        }
     }
 
     /// The shape of tensor `name`, if saved.
@@ -240,7 +277,10 @@ impl Checkpoint {
     pub fn rewrite(&self, leave_out: &[&str]) -> CheckpointWriter {
         let mut writer = CheckpointWriter::new();
         for (name, (shape, values)) in self.tensors.iter().filter(|(n, _)| !leave_out.contains(&n.as_str())) {
-            writer = writer.tensor(name, shape.dims(), values);
+            writer = match values {
+                Values::F32(values) => writer.tensor(name, shape.dims(), values),
+                Values::U8(bytes) => writer.bytes(name, shape.dims(), bytes),
+            };
         }
         for (key, value) in &self.metadata {
             if key != CHECKSUM_KEY && !leave_out.contains(&key.as_str()) {
@@ -276,19 +316,21 @@ impl Checkpoint {
             let name = key(name);
             match self.tensors.get(&name) {
                 None => return Err(NnError::MissingTensor { name }),
+                Some((_, Values::U8(_))) => return Err(NnError::TensorDtype { name, expected: "F32", found: "U8" }),
                 Some((shape, _)) if *shape != expected => {
                     return Err(NnError::TensorShape { name, expected, found: *shape });
                 }
                 Some(_) => {}
             }
         }
+        let values = |name: &str| self.tensor(&key(name)).expect("checked above: an f32 tensor of this name");
         for id in params.ids() {
-            let (_, values) = &self.tensors[&key(params.name(id))];
-            params.value_mut(id).copy_from_slice(values);
+            let saved = values(params.name(id));
+            params.value_mut(id).copy_from_slice(saved);
         }
         for id in params.buffer_ids() {
-            let (_, values) = &self.tensors[&key(params.buffer_name(id))];
-            params.buffer_mut(id).copy_from_slice(values);
+            let saved = values(params.buffer_name(id));
+            params.buffer_mut(id).copy_from_slice(saved);
         }
         Ok(())
     }

@@ -29,7 +29,7 @@ pub enum NnError {
         /// The operating system's message.
         detail: String,
     },
-    /// The bytes are not a safetensors checkpoint of f32 tensors.
+    /// The bytes are not a safetensors checkpoint of f32 and U8 tensors.
     #[error("not a readable checkpoint: {detail}")]
     CorruptCheckpoint {
         /// What the decoder found.
@@ -61,6 +61,16 @@ pub enum NnError {
         expected: Shape,
         /// The checkpoint's shape.
         found: Shape,
+    },
+    /// A tensor of the checkpoint holds another dtype than the reader needs.
+    #[error("checkpoint: tensor '{name}' holds {found} values, expected {expected}")]
+    TensorDtype {
+        /// The tensor's full name.
+        name: String,
+        /// The dtype the reader needs.
+        expected: &'static str,
+        /// The checkpoint's dtype.
+        found: &'static str,
     },
     /// A saved tensor or buffer of the wrong length.
     #[error("checkpoint: '{name}' has {found} values, the model expects {expected}")]

@@ -160,3 +160,39 @@ fn a_checksum_detects_corrupted_data_and_files_without_one_still_load() {
     let err = Checkpoint::from_bytes(&garbled).unwrap_err().to_string();
     assert!(err.contains("metadata 'checksum': expected 16 hex digits, found 'zz00000000000000'"), "{err}");
 }
+
+#[test]
+fn byte_tensors_round_trip_and_are_refused_where_f32_is_expected() {
+    let dir = ScratchDir::new("ckpt");
+    let path = dir.join("bytes.safetensors");
+    let codes: Vec<u8> = (0..=255).collect();
+    CheckpointWriter::new().params(&model(&[2, 2], 1)).bytes("codes", &[16, 16], &codes).save(&path).unwrap();
+    let ckpt = Checkpoint::load(&path).unwrap();
+    assert_eq!(ckpt.bytes("codes"), Some(&codes[..]));
+    assert_eq!((ckpt.tensor("codes"), ckpt.bytes("net.0.weight")), (None, None), "each read as its own dtype");
+    assert_eq!(ckpt.shape("codes").map(|s| s.dims().to_vec()), Some(vec![16, 16]));
+    assert!(ckpt.names().eq(["codes", "net.0.bias", "net.0.weight"]));
+    // A copy keeps them, bit for bit.
+    let copy = dir.join("copy.safetensors");
+    ckpt.rewrite(&["net.0.bias"]).save(&copy).unwrap();
+    assert_eq!(Checkpoint::load(&copy).unwrap().bytes("codes"), Some(&codes[..]));
+    // Bytes under a parameter's name: the dtype is named, nothing is restored.
+    let renamed = dir.join("renamed.safetensors");
+    let bias = [7u8; 8];
+    let writer = CheckpointWriter::new().tensor("net.0.weight", &[2, 2], &[0.0; 4]);
+    writer.bytes("net.0.bias", &[2], &bias[..2]).save(&renamed).unwrap();
+    let mut params = model(&[2, 2], 1);
+    let before = params.values().to_vec();
+    let err = Checkpoint::load(&renamed).unwrap().restore_params(&mut params).unwrap_err();
+    assert_eq!(err.to_string(), "checkpoint: tensor 'net.0.bias' holds U8 values, expected F32");
+    assert_eq!(params.values(), &before[..]);
+}
+
+#[test]
+fn other_dtypes_are_refused_naming_the_tensor() {
+    let data = [0u8; 4];
+    let view = safetensors::tensor::TensorView::new(safetensors::Dtype::I16, vec![2], &data).unwrap();
+    let bytes = safetensors::serialize([("w".to_string(), view)], None).unwrap();
+    let err = Checkpoint::from_bytes(&bytes).unwrap_err().to_string();
+    assert_eq!(err, "not a readable checkpoint: tensor 'w' has dtype I16, expected F32 or U8");
+}

@@ -7,6 +7,8 @@
 //! - [`NTupleNetwork`]: the tables in one flat `f32` buffer with offsets;
 //!   `value`, and `update` that spreads a change over the touched entries.
 //! - [`TdLearner`]: TD(0) on afterstates, one update per move.
+//! - [`SparseWeights`]: the weights that are not zero, to store a trained
+//!   network in a fraction of its tables' size and read it back exactly.
 //!
 //! A board is a slice of small integer cells (`0..levels`). A table may be
 //! read at several placements (symmetric sampling: the same pattern at
@@ -24,7 +26,9 @@
 //! ```
 
 mod network;
+mod sparse;
 mod td;
 
 pub use network::{MAX_TABLE_ENTRIES, MAX_TUPLE_LENGTH, NTupleNetwork};
+pub use sparse::SparseWeights;
 pub use td::TdLearner;

@@ -1,6 +1,7 @@
 //! The n-tuple network: lookup tables in one flat buffer, each read at
 //! one or more placements (tuples of cells) of a board.
 
+use super::SparseWeights;
 use crate::{Check, Result, RlError, state::StateSource};
 
 /// The most cells one tuple reads.
@@ -144,6 +145,20 @@ impl NTupleNetwork {
         self.weights.copy_from_slice(saved);
         Ok(())
     }
+
+    /// The weights in sparse form (the entries that are not `+0.0`).
+    pub fn sparse(&self) -> SparseWeights {
+        SparseWeights::encode(&self.weights)
+    }
+
+    /// Sets the weights from their sparse form, `gaps` and `values` (saved
+    /// as `name`, for the error), bit for bit as they were encoded; every
+    /// entry the form does not name is 0. A form that does not fit this
+    /// network is an error and changes nothing.
+    pub fn restore_sparse(&mut self, name: &str, gaps: &[u8], values: &[f32]) -> Result<()> {
+        SparseWeights::decode(gaps, values, &mut self.weights)
+            .map_err(|detail| RlError::State { name: name.to_string(), detail })
+    }
 }
 
 #[cfg(test)]
@@ -241,5 +256,23 @@ mod tests {
         assert!(net.restore(&state, "nan").unwrap_err().to_string().contains("finite"));
         assert!(net.restore(&state, "missing").is_err());
         assert_eq!(net.value(&[1, 2]), 6.0, "a failed restore changes nothing");
+    }
+
+    #[test]
+    fn the_sparse_form_restores_the_same_network() {
+        let mut net = NTupleNetwork::new(4, 4, &[vec![vec![0, 1, 2]], vec![vec![1, 3]]]).unwrap();
+        let mut td = crate::ntuple::TdLearner::new(0.5);
+        for (k, board) in [[1, 2, 3, 0], [0, 2, 1, 3], [3, 3, 0, 1]].iter().enumerate() {
+            td.step(&mut net, board, k as f32);
+        }
+        td.finish(&mut net);
+        let sparse = net.sparse();
+        assert!(!sparse.values.is_empty() && sparse.values.len() < net.weights().len() / 4);
+        let mut back = NTupleNetwork::new(4, 4, &[vec![vec![0, 1, 2]], vec![vec![1, 3]]]).unwrap();
+        back.restore_sparse("w", &sparse.gaps, &sparse.values).unwrap();
+        assert_eq!(back, net);
+        let err = back.restore_sparse("w", &sparse.gaps, &sparse.values[1..]).unwrap_err().to_string();
+        assert!(err.starts_with("restore 'w': ") && err.ends_with("values"), "{err}");
+        assert_eq!(back, net, "a failed restore changes nothing");
     }
 }

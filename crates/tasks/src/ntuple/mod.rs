@@ -7,14 +7,23 @@
 //! With `"symmetric_sampling": true` each table is read at its tuple's 8
 //! rotations and reflections too, so the tables are shared across the
 //! board's symmetries (`configs/ntuple-2048-symmetric.json`).
+//!
+//! A trained player reads back with [`NTupleAgent::load`], from a run
+//! checkpoint or from the agent [`write_agent`] ships (the tables' sparse
+//! form), and [`ntuple_suite`] plays it on seeded games.
 
+mod agent;
 mod config;
 mod player;
 mod run;
+mod suite;
 
+pub use agent::{NTupleAgent, SPARSE_GAPS, SPARSE_VALUES, SparseCount, write_agent};
 pub use config::{NTupleConfig, NTupleEvalConfig};
+pub use run::WEIGHTS;
+pub use suite::{NTupleReport, ntuple_suite};
 
-use minnow_train::{Session, Task, TaskError, View};
+use minnow_train::{Evaluate, Evaluation, Session, Task, TaskError, View};
 use run::{NTupleRun, TASK};
 use std::time::Instant;
 
@@ -82,8 +91,21 @@ impl Task for NTuple2048 {
         );
         let t = Instant::now();
         let learner = &run.learner;
-        let r = learner.player.evaluate(&learner.prototype, config.eval.last, config.eval.seed)?;
+        let r = learner.player.evaluate(&learner.prototype, config.eval.last, config.eval.seed, &|| {})?;
         minnow_train::outln!("final greedy evaluation, one view ({:.1} s):\n{r}", t.elapsed().as_secs_f64());
         minnow_train::write_json(session, "eval.json", &r)
+    }
+
+    /// The final evaluation's games on saved tables (a run's, or the
+    /// shipped sparse ones), `overrides` laid over their config
+    /// (`{"eval": {"seed": 7}}`).
+    fn evaluate(&self, request: &Evaluate<'_>) -> Result<Evaluation, TaskError> {
+        let mut agent = NTupleAgent::load(request.checkpoint)?;
+        agent.config = minnow_train::config::layered(agent.config, request.overrides)?;
+        self.check(&agent.config)?;
+        let (games, seed) = (request.games.unwrap_or(agent.config.eval.last), agent.config.eval.seed);
+        let report = ntuple_suite(&agent, games, seed, request.progress)?;
+        let title = format!("{}: {TASK} tables after {} games\n", request.checkpoint.display(), agent.games);
+        Ok(Evaluation { figures: report.result.metrics(), table: title + &report.table() })
     }
 }

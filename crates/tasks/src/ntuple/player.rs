@@ -49,7 +49,7 @@ impl Player {
 
     /// The legal move with the largest reward + V(afterstate), with its
     /// afterstate and reward; `None` when the game is over.
-    fn best_move(&self, board: Board) -> Option<(usize, Board, u32)> {
+    pub(crate) fn best_move(&self, board: Board) -> Option<(usize, Board, u32)> {
         let (after, gains) = board.slides();
         let mut best = None;
         let mut best_q = f32::NEG_INFINITY;
@@ -87,11 +87,19 @@ impl Player {
         Ok(squared + (td.finish(&mut self.net) as f64).powi(2))
     }
 
-    /// Plays `games` games (seeds derived from `seed`) greedily to the end.
-    pub(crate) fn evaluate(&self, prototype: &Game2048, games: usize, seed: u64) -> Result<Game2048Result, EnvError> {
+    /// Plays `games` games (seeds derived from `seed`) greedily to the
+    /// end, calling `tick` after each.
+    pub(crate) fn evaluate(
+        &self,
+        prototype: &Game2048,
+        games: usize,
+        seed: u64,
+        tick: &dyn Fn(),
+    ) -> Result<Game2048Result, EnvError> {
         let mut envs = games_2048(prototype, games, seed);
         for env in &mut envs {
             self.play(env)?;
+            tick();
         }
         Ok(Game2048Result::of_games(&envs))
     }
@@ -164,7 +172,7 @@ mod tests {
         for k in 0..400 {
             player.train_game(&mut td, &mut env, game_seed(3, k)).unwrap();
         }
-        let r = player.evaluate(&env, 100, 9).unwrap();
+        let r = player.evaluate(&env, 100, 9, &|| {}).unwrap();
         assert!(r.mean_score > 2500.0, "mean score {} after 400 games", r.mean_score);
         assert!(r.reached_512 > 0.2, "{r:?}");
     }
@@ -204,7 +212,7 @@ mod tests {
             player.train_game(&mut td, &mut env, game_seed(config.seed, k)).unwrap();
         }
         let seconds = started.elapsed().as_secs_f64();
-        let r = player.evaluate(&env, 1000, config.eval.seed).unwrap();
+        let r = player.evaluate(&env, 1000, config.eval.seed, &|| {}).unwrap();
         eprintln!("trained in {seconds:.1} s; {r:?}");
         assert!(seconds < 1800.0, "training took {seconds:.0} s");
         assert!(r.reached_2048 >= 0.5, "{r:?}");

@@ -15,6 +15,9 @@ use serde::{Deserialize, Serialize};
 /// The task's name in its checkpoints.
 pub(crate) const TASK: &str = "ntuple-2048";
 
+/// The run checkpoint's tensor of the tables, dense, in the network's flat order.
+pub const WEIGHTS: &str = "ntuple.weights";
+
 /// An n-tuple run as the run driver sees it.
 pub(crate) type NTupleRun = GameRun<NTupleLearner>;
 
@@ -31,7 +34,7 @@ impl GameLearner for NTupleLearner {
     type Config = NTupleConfig;
     type Tallies = NTupleTallies;
     const TASK: &'static str = TASK;
-    const WEIGHTS: &'static str = "ntuple.weights";
+    const WEIGHTS: &'static str = WEIGHTS;
     const EVAL_AT_END: bool = false;
 
     fn new(config: &NTupleConfig) -> Result<Self, RlError> {
@@ -47,7 +50,7 @@ impl GameLearner for NTupleLearner {
 
     fn evaluate(&mut self, config: &NTupleConfig, metrics: &mut Metrics) -> Result<(), TrainError> {
         let eval = config.eval;
-        let r = self.player.evaluate(&self.prototype, eval.during, eval.seed).map_err(TrainError::task)?;
+        let r = self.player.evaluate(&self.prototype, eval.during, eval.seed, &|| {}).map_err(TrainError::task)?;
         metrics.extend(r.metrics());
         Ok(())
     }
