@@ -33,6 +33,20 @@ pub struct PlayArgs {
     /// ("4HPwATDgc/ABMA 31", the player on roll's view).
     #[arg(long)]
     analyse: Option<String>,
+    /// Backgammon: how many plays `--analyse` and `?` list, the agent's
+    /// best first: a number or `all`.
+    #[arg(long, value_name = "N|all", default_value = "5", value_parser = play_count)]
+    plays: usize,
+}
+
+/// `--plays`: a positive number, or `all` (every play).
+fn play_count(text: &str) -> Result<usize, String> {
+    match text {
+        "all" => Ok(usize::MAX),
+        _ => {
+            text.parse().ok().filter(|&n| n > 0).ok_or_else(|| format!("'{text}': expected a number 1 or more, or all"))
+        }
+    }
 }
 
 /// What the terminal needs to know about a game beyond [`Game`].
@@ -133,12 +147,12 @@ fn backgammon(
 ) -> Result<(), String> {
     let mut agent = TdAgent::load(path, args.agent.candidates)?;
     if let Some(text) = &args.analyse {
-        return analyse_position(&mut agent, text, out);
+        return analyse_position(&mut agent, text, args.plays, out);
     }
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
     });
-    play_backgammon::session(&mut agent, 0, seed, input, out).map(|_| ())
+    play_backgammon::session(&mut agent, 0, seed, args.plays, input, out).map(|_| ())
 }
 
 fn io(e: std::io::Error) -> String {
@@ -281,6 +295,14 @@ mod tests {
         assert!(out.contains("move  policy  visits"), "{out}");
         assert!(game.moves() >= 2);
         assert!(out.contains("the agent plays"));
+    }
+
+    #[test]
+    fn the_play_count_is_a_number_or_all() {
+        assert_eq!(play_count("3"), Ok(3));
+        assert_eq!(play_count("all"), Ok(usize::MAX));
+        assert!(play_count("0").unwrap_err().contains("expected a number 1 or more, or all"));
+        assert!(play_count("five").is_err());
     }
 
     #[test]

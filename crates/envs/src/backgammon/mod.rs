@@ -68,6 +68,7 @@
 
 mod dice;
 mod moves_left;
+pub mod notation;
 mod plays;
 mod position;
 pub mod position_id;
