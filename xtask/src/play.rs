@@ -30,7 +30,8 @@ pub struct PlayArgs {
     /// Print the agent's view of this position and exit: the moves so far,
     /// one digit each (connect four columns 1-7, tic-tac-toe cells 1-9), or
     /// for backgammon a GNU Backgammon Position ID and a roll
-    /// ("4HPwATDgc/ABMA 31", the player on roll's view).
+    /// ("4HPwATDgc/ABMA 31", the player on roll's view) or gnubg's full ID,
+    /// Position ID and Match ID ("4HPwATDgc/ABMA:cIkFAAAAAAAE").
     #[arg(long)]
     analyse: Option<String>,
     /// Backgammon: how many plays `--analyse` and `?` list, the agent's

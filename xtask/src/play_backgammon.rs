@@ -4,13 +4,15 @@
 //! number or types it in GNU Backgammon's notation (`13/7 8/7`, any order,
 //! `*` for hits optional; see `minnow_envs::backgammon::notation`); `?`
 //! shows the agent's view. `--analyse "ID DICE"` prints the agent's view of
-//! a GNU Backgammon Position ID with a roll.
+//! a GNU Backgammon Position ID with a roll (or of gnubg's full ID,
+//! `POSITION:MATCH`); the board shows both IDs, to paste into gnubg.
 //!
 //! Points are numbered as players read them: each side's own 1-point is
 //! its last before bearing off; `bar` and `off` name the rest.
 
+use minnow_envs::backgammon::match_id::MatchState;
 use minnow_envs::backgammon::{
-    BackgammonConfig, POINTS, Play, ROLL_DICE, ROLL_PROBABILITIES, TurnPlays, notation, position_id,
+    BackgammonConfig, POINTS, Play, ROLL_DICE, ROLL_PROBABILITIES, TurnPlays, match_id, notation, position_id,
 };
 use minnow_envs::{Backgammon, Game, Turn};
 use minnow_rl::afterstate::{Searcher, ValueNet};
@@ -95,7 +97,8 @@ fn config() -> BackgammonConfig {
 }
 
 /// The board from `viewer`'s side (X: `viewer`, O: the other), the
-/// pip counts, and the Position ID of the player on roll.
+/// pip counts, and GNU Backgammon's Position ID (of the player on roll)
+/// and Match ID.
 pub fn render(game: &Backgammon, viewer: usize) -> String {
     let position = if game.player() == viewer { *game.position() } else { game.position().flipped() };
     let points = position.points();
@@ -127,7 +130,7 @@ pub fn render(game: &Backgammon, viewer: usize) -> String {
         pips[side] += 25 * bar[side] as u32;
     }
     format!(
-        "{}\n{}\n{}\n{}\n bar X{} O{}   off X{} O{}   pips X{} O{}   position ID {}\n",
+        "{}\n{}\n{}\n{}\n bar X{} O{}   off X{} O{}   pips X{} O{}   position ID {}   match ID {}\n",
         numbers(&mut (13..=24)),
         row(&mut (13..=24)),
         row(&mut (1..=12).rev()),
@@ -139,32 +142,44 @@ pub fn render(game: &Backgammon, viewer: usize) -> String {
         pips[0],
         pips[1],
         position_id::encode(game.position()),
+        match_id::encode(&MatchState::of(game)),
     )
 }
 
 /// The game at a Position ID (the player on roll's view, as GNU
-/// Backgammon writes it) with that player to play `dice` ("31", "3-1").
-pub fn parse_position(text: &str) -> Result<Backgammon, String> {
+/// Backgammon writes it) with that player to play a roll, and that
+/// player. The roll is dice ("31", "3-1") or a Match ID, as in gnubg's
+/// full ID `4HPwATDgc/ABMA:cIkFAAAAAAAE`, which says who is on roll and
+/// with what (the cube and the score play no part: minnow has no cube).
+pub fn parse_position(text: &str) -> Result<(Backgammon, usize), String> {
     let mut parts = text.split([' ', ':']).filter(|p| !p.is_empty());
-    let (Some(id), Some(dice), None) = (parts.next(), parts.next(), parts.next()) else {
-        return Err(format!("'{text}': expected a Position ID and a roll, e.g. '4HPwATDgc/ABMA 31'"));
+    let (Some(id), Some(roll), None) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(format!(
+            "'{text}': expected a Position ID and a roll or a Match ID, e.g. '4HPwATDgc/ABMA 31' or \
+             '4HPwATDgc/ABMA:cIkFAAAAAAAE'"
+        ));
     };
     let position = position_id::decode(id).map_err(|e| e.to_string())?;
-    let digits: Vec<u8> = dice.chars().filter(|&c| c != '-').map(|c| c.to_digit(10).unwrap_or(0) as u8).collect();
-    let [a, b] = digits[..] else {
-        return Err(format!("roll '{dice}': expected two dice 1-6, e.g. 31 or 3-1"));
+    let (player, (a, b)) = if roll.chars().count() == match_id::ID_LENGTH {
+        let state = match_id::decode(roll).map_err(|e| e.to_string())?;
+        let dice = state.dice.ok_or_else(|| format!("match ID '{roll}': no dice rolled, expected a roll to play"))?;
+        (state.on_roll, dice)
+    } else {
+        let digits: Vec<u8> = roll.chars().filter(|&c| c != '-').map(|c| c.to_digit(10).unwrap_or(0) as u8).collect();
+        match digits[..] {
+            [a, b] if (1..=6).contains(&a) && (1..=6).contains(&b) => (0, (a, b)),
+            _ => return Err(format!("roll '{roll}': expected two dice 1-6, e.g. 31 or 3-1")),
+        }
     };
-    if !(1..=6).contains(&a) || !(1..=6).contains(&b) {
-        return Err(format!("roll '{dice}': expected two dice 1-6, e.g. 31 or 3-1"));
-    }
-    Backgammon::from_position(config(), position, 0, (a, b)).map_err(|e| format!("'{text}': {e}"))
+    let game = Backgammon::from_position(config(), position, player, (a, b)).map_err(|e| format!("'{text}': {e}"))?;
+    Ok((game, player))
 }
 
 /// Prints the agent's view of one position with a roll: its `shown` best
 /// plays.
 pub fn analyse_position(agent: &mut TdAgent, text: &str, shown: usize, out: &mut dyn Write) -> Result<(), String> {
-    let game = parse_position(text).map_err(|e| format!("--analyse {e}"))?;
-    write!(out, "{}", render(&game, 0)).map_err(io)?;
+    let (game, player) = parse_position(text).map_err(|e| format!("--analyse {e}"))?;
+    write!(out, "{}", render(&game, player)).map_err(io)?;
     let Some((a, b)) = game.dice() else {
         return writeln!(out, "the roll cannot be played: the turn passes").map_err(io);
     };
@@ -300,8 +315,12 @@ mod tests {
     fn a_position_id_and_roll_give_the_game() {
         let game = Backgammon::from_position(config(), Position::start(), 0, (3, 1)).unwrap();
         let id = position_id::encode(&Position::start());
-        assert_eq!(parse_position(&format!("{id} 3-1")).unwrap(), game);
-        assert_eq!(parse_position(&format!("{id} 13")).unwrap(), game);
+        assert_eq!(parse_position(&format!("{id} 3-1")).unwrap(), (game, 0));
+        assert_eq!(parse_position(&format!("{id} 13")).unwrap(), (game, 0));
+        // gnubg's full ID: player 1 on roll with 3-1.
+        let game = Backgammon::from_position(config(), Position::start(), 1, (3, 1)).unwrap();
+        assert_eq!(parse_position(&format!("{id}:cIkFAAAAAAAE")).unwrap(), (game, 1));
+        assert!(render(&game, 1).contains("position ID 4HPwATDgc/ABMA   match ID cIkFAAAAAAAE"));
     }
 
     #[test]
@@ -322,7 +341,7 @@ mod tests {
     fn a_position_id_is_read_for_the_side_to_play() {
         // gnubg's ID after an opening 31 played 8/5 6/5: X, to play 21,
         // still has the start; O has made its 5-point (X's 20-point).
-        let game = parse_position("sGfwATDgc/ABMA 21").unwrap();
+        let (game, _) = parse_position("sGfwATDgc/ABMA 21").unwrap();
         let board = render(&game, 0);
         assert!(board.contains("pips X167 O163"), "{board}");
         assert!(board.contains("position ID sGfwATDgc/ABMA"), "{board}");
@@ -334,6 +353,8 @@ mod tests {
     #[test]
     fn bad_positions_and_rolls_are_clear_errors() {
         assert!(parse_position("4HPwATDgc/ABMA").unwrap_err().contains("expected a Position ID and a roll"));
+        assert!(parse_position("4HPwATDgc/ABMA:cAkAAAAAAAAA").unwrap_err().contains("no dice rolled"));
+        assert!(parse_position("4HPwATDgc/ABMA:cIkFAAAAAA!E").unwrap_err().contains("character 10"));
         assert!(parse_position("4HPwATDgc/ABMA 71").unwrap_err().contains("roll '71'"));
         assert!(parse_position("4HPwATDgc/ABMA 3").unwrap_err().contains("two dice"));
         assert!(parse_position("4HPwATDgc/AB!A 31").unwrap_err().contains("character"));

@@ -66,7 +66,9 @@
 //! (0.5 for each die of a fresh non-double, 2 for a fresh double; all zero
 //! at a chance node, where the view is that of the player about to roll).
 
+mod base64;
 mod dice;
+pub mod match_id;
 mod moves_left;
 pub mod notation;
 mod plays;
