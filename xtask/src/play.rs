@@ -38,6 +38,11 @@ pub struct PlayArgs {
     /// best first: a number or `all`.
     #[arg(long, value_name = "N|all", default_value = "5", value_parser = play_count)]
     plays: usize,
+    /// Backgammon: when the game ends (or is left), write it to FILE as a
+    /// Jellyfish match file, which GNU Backgammon reads with `import mat
+    /// FILE`.
+    #[arg(long, value_name = "FILE")]
+    save_mat: Option<std::path::PathBuf>,
 }
 
 /// `--plays`: a positive number, or `all` (every play).
@@ -153,7 +158,14 @@ fn backgammon(
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
     });
-    play_backgammon::session(&mut agent, 0, seed, args.plays, input, out).map(|_| ())
+    let (_, record) = play_backgammon::session(&mut agent, 0, seed, args.plays, input, out)?;
+    match &args.save_mat {
+        Some(path) => {
+            play_backgammon::save_mat(path, record)?;
+            writeln!(out, "game saved to {} (GNU Backgammon: import mat {0})", path.display()).map_err(io)
+        }
+        None => Ok(()),
+    }
 }
 
 fn io(e: std::io::Error) -> String {

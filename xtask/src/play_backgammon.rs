@@ -10,6 +10,7 @@
 //! Points are numbered as players read them: each side's own 1-point is
 //! its last before bearing off; `bar` and `off` name the rest.
 
+use minnow_envs::backgammon::mat::{self, GameRecord, MatchRecord, TurnRecord};
 use minnow_envs::backgammon::match_id::MatchState;
 use minnow_envs::backgammon::{
     BackgammonConfig, POINTS, Play, ROLL_DICE, ROLL_PROBABILITIES, TurnPlays, match_id, notation, position_id,
@@ -188,6 +189,15 @@ pub fn analyse_position(agent: &mut TdAgent, text: &str, shown: usize, out: &mut
     agent.analyse(&game, plays.generate(&game), shown, out)
 }
 
+/// Writes the game played (the person player 0, `you`; the agent player
+/// 1, `td-backgammon`) to `path` as a Jellyfish match file, which GNU
+/// Backgammon reads with `import mat FILE`.
+pub fn save_mat(path: &Path, game: GameRecord) -> Result<(), String> {
+    let record = MatchRecord { names: ["you".into(), "td-backgammon".into()], length: 0, games: vec![game] };
+    let text = mat::write(&record).map_err(|e| format!("--save-mat: {e}"))?;
+    std::fs::write(path, text).map_err(|e| format!("--save-mat {}: {e}", path.display()))
+}
+
 /// A roll drawn with the dice's probabilities.
 fn roll(rng: &mut impl Rng) -> usize {
     let mut u: f32 = rng.random();
@@ -203,7 +213,8 @@ fn roll(rng: &mut impl Rng) -> usize {
 /// One game: the person plays side `human`, the agent the other; `seed`
 /// picks the opening and the dice. Malformed or illegal input is asked
 /// again; `?` shows the agent's view (its `shown` best plays); `q` or the
-/// end of input ends the session. Returns the last position.
+/// end of input ends the session. Returns the last position and the game
+/// so far as a record (for a `.mat` file).
 pub fn session(
     agent: &mut TdAgent,
     human: usize,
@@ -211,9 +222,10 @@ pub fn session(
     shown: usize,
     input: &mut dyn BufRead,
     out: &mut dyn Write,
-) -> Result<Backgammon, String> {
+) -> Result<(Backgammon, GameRecord), String> {
     let mut game = Backgammon::new(config());
     game.reset(seed);
+    let mut record = GameRecord::default();
     let mut dice = rand_pcg::Pcg64Mcg::seed_from_u64(seed ^ 0x5eed);
     let mut generator = TurnPlays::new();
     let mut line = String::new();
@@ -232,7 +244,7 @@ pub fn session(
                 let kind = ["", "", " (a gammon)", " (a backgammon)"][points as usize];
                 let winner = if game.winner() == Some(human) { "you win" } else { "the agent wins" };
                 writeln!(out, "game over: {winner} {points} point(s){kind}").map_err(io)?;
-                return Ok(game);
+                return Ok((game, record));
             }
             Turn::Chance => {
                 let player = game.player();
@@ -242,6 +254,7 @@ pub fn session(
                 // A roll that cannot be played passes the turn at once.
                 if game.turn() == Turn::Chance {
                     writeln!(out, "{} roll {b}-{a} and cannot move", who(player)).map_err(io)?;
+                    record.turns.push(TurnRecord { player, dice: (b, a), play: None });
                 }
             }
             Turn::Player(p) if p == human => {
@@ -258,23 +271,26 @@ pub fn session(
                 line.clear();
                 if input.read_line(&mut line).map_err(io)? == 0 {
                     writeln!(out, "\nend of input: goodbye").map_err(io)?;
-                    return Ok(game);
+                    return Ok((game, record));
                 }
                 let typed = line.trim();
                 let chosen = match typed {
-                    "q" | "quit" => return Ok(game),
+                    "q" | "quit" => return Ok((game, record)),
                     "?" => {
                         agent.analyse(&game, &plays, shown, out)?;
                         continue;
                     }
                     _ => match typed.parse::<usize>() {
-                        Ok(n) if (1..=plays.len()).contains(&n) => Ok(plays[n - 1].after),
+                        Ok(n) if (1..=plays.len()).contains(&n) => Ok(plays[n - 1]),
                         Ok(n) => Err(format!("there is no play {n}")),
-                        Err(_) => notation::parse(&game, typed).map(|play| play.after).map_err(|e| e.to_string()),
+                        Err(_) => notation::parse(&game, typed).map_err(|e| e.to_string()),
                     },
                 };
                 match chosen {
-                    Ok(after) => game = after,
+                    Ok(play) => {
+                        record.turns.push(TurnRecord { player: p, dice: (b, a), play: Some(play) });
+                        game = play.after;
+                    }
                     Err(why) => writeln!(
                         out,
                         "{why}: type a number 1 to {} or a play as listed, in any order (or ? or q)",
@@ -283,13 +299,13 @@ pub fn session(
                     .map_err(io)?,
                 }
             }
-            Turn::Player(_) => {
+            Turn::Player(p) => {
                 let (a, b) = game.dice().expect("a decision has dice");
                 let plays = generator.generate(&game);
-                let i = agent.choose(&game, plays);
-                writeln!(out, "the agent rolled {b}-{a} and plays {}", notation::write(&game, &plays[i]))
-                    .map_err(io)?;
-                game = plays[i].after;
+                let play = plays[agent.choose(&game, plays)];
+                writeln!(out, "the agent rolled {b}-{a} and plays {}", notation::write(&game, &play)).map_err(io)?;
+                record.turns.push(TurnRecord { player: p, dice: (b, a), play: Some(play) });
+                game = play.after;
             }
         }
     }
@@ -367,7 +383,15 @@ mod tests {
         let mut script = String::from("hello\n0\n24/1\n?\n");
         script.push_str(&"1\n".repeat(400));
         let mut out = Vec::new();
-        let game = session(&mut agent(), 0, 7, 3, &mut script.as_bytes(), &mut out).unwrap();
+        let (game, record) = session(&mut agent(), 0, 7, 3, &mut script.as_bytes(), &mut out).unwrap();
+        // The game saved as a .mat file reads back turn for turn.
+        let path = std::env::temp_dir().join(format!("minnow-session-{}.mat", std::process::id()));
+        save_mat(&path, record.clone()).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let read = mat::parse(&text).unwrap();
+        assert_eq!(read.games, [record]);
+        assert!(text.contains("Wins"), "{text}");
         let out = String::from_utf8(out).unwrap();
         assert!(out.contains("'hello' is not a move"), "{out}");
         assert!(out.contains("there is no play 0"), "{out}");

@@ -68,6 +68,7 @@
 
 mod base64;
 mod dice;
+pub mod mat;
 pub mod match_id;
 mod moves_left;
 pub mod notation;

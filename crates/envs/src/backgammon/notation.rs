@@ -157,6 +157,24 @@ pub fn write(game: &Backgammon, play: &Play) -> String {
     text
 }
 
+/// `play`, made at `game`, one die at a time in the order made, as
+/// Jellyfish match files write plays (and gnubg exports them): points as
+/// numbers, `25` the bar and `0` off, a hit starred where it happens
+/// (`25/22* 13/9`). [`parse`] reads it back.
+pub fn write_steps(game: &Backgammon, play: &Play) -> String {
+    let mut game = *game;
+    let mut text = String::new();
+    for ((from, to), &action) in steps(play).zip(play.actions()) {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        let hit = if opponent_on(game.position(), to) { "*" } else { "" };
+        text += &format!("{from}/{to}{hit}");
+        game.apply(action as usize).expect("write_steps: the play is legal at the game");
+    }
+    text
+}
+
 /// The legal play at `game` that `text` describes; see the module docs
 /// for what is read.
 pub fn parse(game: &Backgammon, text: &str) -> Result<Play, NotationError> {
@@ -345,6 +363,20 @@ mod tests {
         // With 6-2 there is a way round: unwritten, nothing is hit.
         let game = at(Position::new(points, [0, 0], [0, 0]).unwrap(), (6, 2));
         assert_eq!(write(&game, &parse(&game, "24/16").unwrap()), "24/16");
+    }
+
+    #[test]
+    fn steps_are_written_one_die_at_a_time_and_read_back() {
+        let mut points = [0; POINTS];
+        (points[18], points[2], points[5]) = (14, -1, -14);
+        let game = at(Position::new(points, [1, 0], [0, 0]).unwrap(), (3, 1));
+        let play = parse(&game, "bar/22*/21").unwrap();
+        let steps = write_steps(&game, &play);
+        assert_eq!(steps, "25/22* 22/21");
+        assert_eq!(parse(&game, &steps).unwrap().after, play.after);
+        for play in TurnPlays::new().generate(&game) {
+            assert_eq!(parse(&game, &write_steps(&game, play)).unwrap().after, play.after);
+        }
     }
 
     #[test]
