@@ -18,7 +18,8 @@ use minnow_envs::{Backgammon, ConnectFour, Game};
 use minnow_rl::alphazero::AzAgent;
 use minnow_rl::mcts::Inference;
 use minnow_tasks::alphazero::{EVAL_SEED, PUBEVAL_GAMES, backgammon_suite, check_final_games, connect4_suite};
-use minnow_tasks::backgammon::{self, TD_BACKGAMMON, td_suite};
+use minnow_tasks::backgammon::gnubg_judge::gnubg_decisions;
+use minnow_tasks::backgammon::{self, TD_BACKGAMMON, td_judged, td_suite};
 use std::path::Path;
 use std::time::Instant;
 
@@ -38,12 +39,27 @@ pub struct EvalArgs {
     /// mcts.inference, f32 unless it trained with bf16).
     #[arg(long)]
     inference: Option<Inference>,
+    /// td-backgammon: instead of the pubeval matches, judge the network
+    /// (1-ply and 2-ply) and pubeval by GNU Backgammon 0-ply on this many
+    /// positions of gnubg's self-play (needs gnubg installed).
+    #[arg(long, value_name = "POSITIONS")]
+    gnubg: Option<usize>,
+    /// The GNU Backgammon program for --gnubg (Debian installs
+    /// /usr/games/gnubg).
+    #[arg(long, value_name = "PATH", default_value = "gnubg")]
+    gnubg_program: std::path::PathBuf,
 }
 
 pub fn run(args: EvalArgs) -> Result<(), String> {
     let path = args.agent.checkpoint(&args.task)?;
     if !path.exists() {
         return Err(format!("--checkpoint: no checkpoint at {}", path.display()));
+    }
+    if args.gnubg == Some(0) {
+        return Err("--gnubg: expected at least 1 position, found 0".into());
+    }
+    if args.gnubg.is_some() && args.task != TD_BACKGAMMON {
+        return Err(format!("--gnubg: GNU Backgammon judges {TD_BACKGAMMON}'s network, not '{}'", args.task));
     }
     if args.games == Some(0) {
         return Err("--games: expected at least 1, found 0".into());
@@ -73,6 +89,14 @@ pub fn run(args: EvalArgs) -> Result<(), String> {
                 eval.candidates = c as usize;
             }
             println!("{}: {TD_BACKGAMMON} network after {} games", path.display(), saved.games);
+            if let Some(positions) = args.gnubg {
+                let decisions = gnubg_decisions(&args.gnubg_program, positions, backgammon::EVAL_SEED)
+                    .map_err(|e| format!("--gnubg: {e}"))?;
+                let judged = td_judged(&saved.net, eval.candidates, &decisions).map_err(|e| e.to_string())?;
+                print!("{}", judged.table());
+                println!("({:.1} s)", started.elapsed().as_secs_f64());
+                return Ok(());
+            }
             let games = args.games.unwrap_or(eval.final_games);
             let report =
                 td_suite(&saved.net, games, &eval, backgammon::EVAL_SEED ^ 1, &Bars).map_err(|e| e.to_string())?;
