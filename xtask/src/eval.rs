@@ -14,11 +14,16 @@
 //! - ntuple-2048: greedy play on one view, the run's final evaluation
 //!   games.
 //! - cube-solver: the greedy policy and the cost-to-go at every distance.
+//!
+//! `--gnubg N` instead has GNU Backgammon judge td-backgammon's decisions.
 
 use clap::Args;
 use minnow_cli::Bars;
 use minnow_rl::mcts::Inference;
+use minnow_tasks::backgammon::gnubg_judge::gnubg_decisions;
+use minnow_tasks::backgammon::{self, TD_BACKGAMMON, td_judged};
 use serde_json::json;
+use std::path::Path;
 use std::time::Instant;
 
 #[derive(Args, Debug)]
@@ -36,11 +41,30 @@ pub struct EvalFlags {
     /// network-alone games, f32 or bf16 (`mcts.inference`).
     #[arg(long)]
     inference: Option<Inference>,
+    /// td-backgammon: instead of the pubeval matches, judge the network
+    /// (1-ply and 2-ply) and pubeval by GNU Backgammon 0-ply on this many
+    /// positions of gnubg's self-play (needs gnubg installed).
+    #[arg(long, value_name = "POSITIONS")]
+    gnubg: Option<usize>,
+    /// The GNU Backgammon program for --gnubg (Debian installs
+    /// /usr/games/gnubg).
+    #[arg(long, value_name = "PATH", default_value = "gnubg")]
+    gnubg_program: std::path::PathBuf,
 }
 
 pub fn run(args: EvalFlags) -> Result<(), String> {
     let mut eval = args.eval;
-    eval.checkpoint = Some(crate::agents::checkpoint_or_shipped(eval.checkpoint.as_deref(), &eval.task)?);
+    let checkpoint = crate::agents::checkpoint_or_shipped(eval.checkpoint.as_deref(), &eval.task)?;
+    let started = Instant::now();
+    if let Some(positions) = args.gnubg {
+        if eval.task != TD_BACKGAMMON {
+            return Err(format!("--gnubg: GNU Backgammon judges {TD_BACKGAMMON}'s network, not '{}'", eval.task));
+        }
+        judge_by_gnubg(&checkpoint, positions, args.candidates, &args.gnubg_program)?;
+        minnow_train::outln!("({:.1} s)", started.elapsed().as_secs_f64());
+        return Ok(());
+    }
+    eval.checkpoint = Some(checkpoint);
     let mut overrides = json!({});
     if let Some(simulations) = args.simulations {
         overrides["eval"]["simulations"] = json!(simulations);
@@ -52,10 +76,25 @@ pub fn run(args: EvalFlags) -> Result<(), String> {
         overrides["mcts"]["inference"] = serde_json::to_value(inference).map_err(|e| e.to_string())?;
     }
     eval.overrides = overrides;
-    let started = Instant::now();
     let evaluation = minnow_cli::eval(&eval, &minnow_tasks::registry(), &crate::workspace_root(), &Bars)
         .map_err(|e| minnow_cli::chain(&e))?;
     minnow_train::out!("{}", evaluation.table);
     minnow_train::outln!("({:.1} s)", started.elapsed().as_secs_f64());
+    Ok(())
+}
+
+/// td-backgammon's network (1-ply and 2-ply over `candidates` plays) and
+/// pubeval, judged by GNU Backgammon 0-ply on `positions` decisions of
+/// its own self-play.
+fn judge_by_gnubg(checkpoint: &Path, positions: usize, candidates: Option<u32>, program: &Path) -> Result<(), String> {
+    if positions == 0 {
+        return Err("--gnubg: expected at least 1 position, found 0".into());
+    }
+    let saved = backgammon::load(checkpoint).map_err(|e| e.to_string())?;
+    let candidates = candidates.map_or(saved.config.eval.candidates, |c| c as usize);
+    minnow_train::outln!("{}: {TD_BACKGAMMON} network after {} games", checkpoint.display(), saved.games);
+    let decisions = gnubg_decisions(program, positions, backgammon::EVAL_SEED).map_err(|e| format!("--gnubg: {e}"))?;
+    let judged = td_judged(&saved.net, candidates, &decisions).map_err(|e| e.to_string())?;
+    minnow_train::out!("{}", judged.table());
     Ok(())
 }

@@ -30,9 +30,29 @@ pub struct PlayArgs {
     /// Print the agent's view of this position and exit: the moves so far,
     /// one digit each (connect four columns 1-7, tic-tac-toe cells 1-9), or
     /// for backgammon a GNU Backgammon Position ID and a roll
-    /// ("4HPwATDgc/ABMA 31", the player on roll's view).
+    /// ("4HPwATDgc/ABMA 31", the player on roll's view) or gnubg's full ID,
+    /// Position ID and Match ID ("4HPwATDgc/ABMA:cIkFAAAAAAAE").
     #[arg(long)]
     analyse: Option<String>,
+    /// Backgammon: how many plays `--analyse` and `?` list, the agent's
+    /// best first: a number or `all`.
+    #[arg(long, value_name = "N|all", default_value = "5", value_parser = play_count)]
+    plays: usize,
+    /// Backgammon: when the game ends (or is left), write it to FILE as a
+    /// Jellyfish match file, which GNU Backgammon reads with `import mat
+    /// FILE`.
+    #[arg(long, value_name = "FILE")]
+    save_mat: Option<std::path::PathBuf>,
+}
+
+/// `--plays`: a positive number, or `all` (every play).
+fn play_count(text: &str) -> Result<usize, String> {
+    match text {
+        "all" => Ok(usize::MAX),
+        _ => {
+            text.parse().ok().filter(|&n| n > 0).ok_or_else(|| format!("'{text}': expected a number 1 or more, or all"))
+        }
+    }
 }
 
 /// What the terminal needs to know about a game beyond [`Game`].
@@ -133,12 +153,19 @@ fn backgammon(
 ) -> Result<(), String> {
     let mut agent = TdAgent::load(path, args.agent.candidates)?;
     if let Some(text) = &args.analyse {
-        return analyse_position(&mut agent, text, out);
+        return analyse_position(&mut agent, text, args.plays, out);
     }
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
     });
-    play_backgammon::session(&mut agent, 0, seed, input, out).map(|_| ())
+    let (_, record) = play_backgammon::session(&mut agent, 0, seed, args.plays, input, out)?;
+    match &args.save_mat {
+        Some(path) => {
+            play_backgammon::save_mat(path, record)?;
+            writeln!(out, "game saved to {} (GNU Backgammon: import mat {0})", path.display()).map_err(io)
+        }
+        None => Ok(()),
+    }
 }
 
 fn io(e: std::io::Error) -> String {
@@ -293,6 +320,14 @@ mod tests {
         assert!(out.contains("65537 is not a legal move"), "{out}");
         assert!(out.contains("'\u{fffd}' is not a move"), "{out}");
         assert!(!out.contains("the agent plays"), "{out}");
+    }
+
+    #[test]
+    fn the_play_count_is_a_number_or_all() {
+        assert_eq!(play_count("3"), Ok(3));
+        assert_eq!(play_count("all"), Ok(usize::MAX));
+        assert!(play_count("0").unwrap_err().contains("expected a number 1 or more, or all"));
+        assert!(play_count("five").is_err());
     }
 
     #[test]

@@ -66,8 +66,12 @@
 //! (0.5 for each die of a fresh non-double, 2 for a fresh double; all zero
 //! at a chance node, where the view is that of the player about to roll).
 
+mod base64;
 mod dice;
+pub mod mat;
+pub mod match_id;
 mod moves_left;
+pub mod notation;
 mod plays;
 mod position;
 pub mod position_id;

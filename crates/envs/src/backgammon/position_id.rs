@@ -24,13 +24,13 @@
 //! assert_eq!(position_id::decode("sGfwATDgc/ABMA").unwrap().points()[4], -2);
 //! ```
 
+use super::base64::{self, Base64Error};
 use super::{CHECKERS, POINTS, Position};
 use thiserror::Error;
 
-/// Characters of an ID.
-pub const ID_LENGTH: usize = 14;
 const KEY_BITS: usize = 80;
-const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+/// Characters of an ID.
+pub const ID_LENGTH: usize = base64::id_length(KEY_BITS / 8);
 
 /// What can be wrong with a typed or pasted Position ID.
 #[derive(Clone, Debug, Error, PartialEq)]
@@ -95,7 +95,7 @@ pub fn encode(position: &Position) -> String {
     let theirs = (0..POINTS).map(|i| (-points[i]).max(0) as u8).chain([position.bar()[1]]);
     let mine = (0..POINTS).map(|i| points[POINTS - 1 - i].max(0) as u8).chain([position.bar()[0]]);
     let bits = theirs.chain(mine).flat_map(|n| std::iter::repeat_n(true, n as usize).chain([false]));
-    key_to_id(&pack_key(bits))
+    base64::encode(&pack_key(bits))
 }
 
 /// The key's bits packed into bytes, least significant bit first.
@@ -107,53 +107,20 @@ fn pack_key(bits: impl IntoIterator<Item = bool>) -> [u8; KEY_BITS / 8] {
     key
 }
 
-/// The packed key in base64, six bits a character.
-fn key_to_id(key: &[u8; KEY_BITS / 8]) -> String {
-    let mut id = String::with_capacity(ID_LENGTH);
-    let mut bits = 0u32;
-    let mut held = 0;
-    for &byte in key {
-        bits = bits << 8 | byte as u32;
-        held += 8;
-        while held >= 6 {
-            held -= 6;
-            id.push(ALPHABET[(bits >> held & 63) as usize] as char);
-        }
-    }
-    // 80 bits leave 2: the last character carries them in its high bits.
-    id.push(ALPHABET[((bits & 3) << 4) as usize] as char);
-    id
-}
-
 /// The position a Position ID describes, seen by the player on roll. Wrong
 /// length, characters outside base64, a key that runs out, more than 15
 /// checkers a side, two sides on one point or stray bits are errors.
 pub fn decode(id: &str) -> Result<Position, PositionIdError> {
     let owned = || id.to_string();
-    let chars: Vec<char> = id.chars().collect();
-    if chars.len() != ID_LENGTH {
-        return Err(PositionIdError::Length { id: owned(), found: chars.len() });
+    let found = id.chars().count();
+    if found != ID_LENGTH {
+        return Err(PositionIdError::Length { id: owned(), found });
     }
     // 14 characters are 84 bits: the 80 of the key, then 4 zeros.
-    let mut key = [0u8; 11];
-    let (mut bits, mut held, mut at) = (0u32, 0, 0);
-    for (index, &c) in chars.iter().enumerate() {
-        let value = ALPHABET.iter().position(|&a| a as char == c).ok_or(PositionIdError::Character {
-            id: owned(),
-            index,
-            found: c,
-        })?;
-        bits = bits << 6 | value as u32;
-        held += 6;
-        if held >= 8 {
-            held -= 8;
-            key[at] = (bits >> held) as u8;
-            at += 1;
-        }
-    }
-    if bits & ((1 << held) - 1) != 0 {
-        return Err(PositionIdError::Padding { id: owned() });
-    }
+    let key: [u8; KEY_BITS / 8] = base64::decode(id).map_err(|e| match e {
+        Base64Error::Character(index, found) => PositionIdError::Character { id: owned(), index, found },
+        Base64Error::Padding => PositionIdError::Padding { id: owned() },
+    })?;
     let bit = |i: usize| key[i / 8] >> (i % 8) & 1 == 1;
     let mut i = 0;
     // `counts[0]` is the player on roll, whose run comes second.
@@ -299,6 +266,6 @@ mod tests {
     }
 
     fn id_of(bits: &[bool]) -> String {
-        key_to_id(&pack_key(bits.iter().copied()))
+        base64::encode(&pack_key(bits.iter().copied()))
     }
 }

@@ -8,7 +8,14 @@
 # position before a move is written with gnubg's positionid() and gnubg's
 # board(), whose first list is the player not on roll and second the player
 # on roll, each counting checkers on that player's points 1..24 then the bar.
+import os
+import sys
+
 import gnubg
+
+# gnubg -p does not put the script's directory on the module path.
+sys.path.insert(0, os.getcwd())
+import gnubg_selfplay  # noqa: E402
 
 POSITIONS = 1000
 lines = [
@@ -16,27 +23,14 @@ lines = [
     "# id dice on-roll off-roll: each side 25 hex digits, checkers on its",
     "# points 1..24 (its own numbering) then the bar, as gnubg.board() gives.",
 ]
-gnubg.command("set automatic game off")
-gnubg.command("set display off")
-gnubg.command("set cube use off")
-gnubg.command("set seed 20261202")
-for player in (0, 1):
-    gnubg.command("set player %d gnubg" % player)
-    gnubg.command("set player %d chequerplay evaluation plies 0" % player)
+gnubg_selfplay.configure(seed=20261202, cube=False)
 
 hex_digits = lambda side: "".join("%x" % n for n in side)
 count = 0
 game = 0
 while count < POSITIONS:
     gnubg.command("new game")
-    records = gnubg.match(analysis=0, boards=1)["games"][game]["game"]
-    # Step from the game's first record: the board shown at a record is the
-    # one before its move.
-    gnubg.navigate()
-    if game:
-        gnubg.navigate(game=game)
-    game += 1
-    for record in records:
+    for record in gnubg_selfplay.records(game):
         if record["action"] == "move" and count < POSITIONS:
             pid = gnubg.positionid()
             off_roll, on_roll = gnubg.board()
@@ -45,7 +39,7 @@ while count < POSITIONS:
             dice = "%d%d" % tuple(record["dice"])
             lines.append(" ".join([pid, dice, hex_digits(on_roll), hex_digits(off_roll)]))
             count += 1
-        gnubg.navigate(next=1)
+    game += 1
 
 with open("gnubg_positions.txt", "w") as out:
     out.write("\n".join(lines) + "\n")

@@ -10,7 +10,11 @@
 //! - [`points_match`]: seeded matches scored in points, gammons counted.
 //! - [`TdBackgammon`]: the task; [`td_suite`] its final evaluation (also
 //!   `cargo xtask eval td-backgammon` on any checkpoint, [`load`]).
+//! - [`gnubg_judge`]: any chooser's equity loss against GNU Backgammon
+//!   0-ply on positions from gnubg's self-play (gnubg run as a
+//!   subprocess).
 
+pub mod gnubg_judge;
 mod points_match;
 mod task;
 mod td_config;
@@ -25,7 +29,7 @@ pub use task::{TD_BACKGAMMON, TdBackgammon};
 pub use td_config::{TdBackgammonConfig, TdEvalConfig};
 pub use td_player::TdChooser;
 pub use td_run::{Saved, WEIGHTS, load};
-pub use td_suite::{EVAL_SEED, TdReport, td_suite, vs_pubeval};
+pub use td_suite::{EVAL_SEED, TdJudged, TdReport, td_judged, td_suite, vs_pubeval};
 pub use turns::{BackgammonTurns, FEATURES, OUTPUTS};
 pub(crate) use whole_turn::no_play;
 pub use whole_turn::{ChoosePlay, WholeTurnPlayer, pubeval_player};

@@ -1,7 +1,11 @@
-//! td-backgammon's yardstick: the network against pubeval, alone (1-ply)
-//! during the run, alone and with a 2-ply search after it.
+//! td-backgammon's yardsticks: the network against pubeval, alone (1-ply)
+//! during the run, alone and with a 2-ply search after it; and, where GNU
+//! Backgammon is installed, the equity its plays give away against gnubg
+//! 0-ply ([`td_judged`]).
 
+use crate::backgammon::gnubg_judge::{GnubgDecision, Judgement, judge};
 use crate::backgammon::{PointsResult, TdChooser, TdEvalConfig, WholeTurnPlayer, points_match, pubeval_player};
+use minnow_envs::backgammon::pubeval::Pubeval;
 use minnow_rl::afterstate::ValueNet;
 use minnow_train::{Progress, with_progress};
 use serde::Serialize;
@@ -93,5 +97,43 @@ pub fn td_suite(
         search_vs_pubeval,
         network_seconds,
         search_seconds: t.elapsed().as_secs_f64(),
+    })
+}
+
+/// The network alone, its 2-ply search and pubeval, judged by gnubg on
+/// the same decisions.
+#[derive(Clone, Copy, Debug)]
+pub struct TdJudged {
+    /// Plays the 2-ply search looked past.
+    pub candidates: usize,
+    /// The network alone (1-ply).
+    pub network: Judgement,
+    /// The 2-ply search.
+    pub search: Judgement,
+    /// Tesauro's pubeval, for scale.
+    pub pubeval: Judgement,
+}
+
+impl TdJudged {
+    /// The judgement as the command line prints it.
+    pub fn table(&self) -> String {
+        format!(
+            "against GNU Backgammon 0-ply on {} positions of its self-play (cubeless money equity lost per move):\n  \
+             network alone (1-ply): {}\n  2-ply, best {} plays:   {}\n  pubeval:               {}\n",
+            self.network.decisions, self.network, self.candidates, self.search, self.pubeval
+        )
+    }
+}
+
+/// `net` alone, with a 2-ply search over its `candidates` best, and
+/// pubeval, judged on `decisions` (from
+/// [`gnubg_decisions`](crate::backgammon::gnubg_judge::gnubg_decisions)).
+pub fn td_judged(net: &ValueNet, candidates: usize, decisions: &[GnubgDecision]) -> minnow_rl::Result<TdJudged> {
+    let net = Arc::new(net.clone());
+    Ok(TdJudged {
+        candidates,
+        network: judge(decisions, &mut TdChooser::new(net.clone(), 1))?,
+        search: judge(decisions, &mut TdChooser::new(net, candidates))?,
+        pubeval: judge(decisions, &mut Pubeval::standard())?,
     })
 }
