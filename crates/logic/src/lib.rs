@@ -119,7 +119,7 @@ pub use config::{CheckerboardConfig, RepairConfig, Variant};
 pub use error::{LayerName, LogicError, Result};
 pub use hard::{BitGrid, HardProgram, HardScratch, Prune};
 pub use layer::{Gate, GateLayer};
-pub use pattern::{checkerboard, hard_checkerboard_accuracy};
+pub use pattern::checkerboard;
 pub use population::{Kept, Population, selection_score};
 pub use repair_sets::{DAMAGED_STREAM, REPAIR_STREAM, damaged_repair_set, repair_set};
 pub use rollout::{Rollout, SoftRollout};
