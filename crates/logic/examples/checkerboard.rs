@@ -7,9 +7,8 @@
 //!     [--size N] [--ca-steps N]
 
 use minnow_logic::hard::active_gates;
-use minnow_logic::{
-    CheckerboardConfig, HardProgram, PatternTrainer, Prune, Rollout, hard_checkerboard_accuracy, selection_score,
-};
+use minnow_logic::robustness::{Disturbance, rollout_accuracy};
+use minnow_logic::{CheckerboardConfig, HardProgram, PatternTrainer, Prune, Rollout, selection_score};
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -106,8 +105,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!(
         "hard accuracy on 200 fresh {h}x{w} grids after {n} steps: {:.4}%; on 20 64x64 grids after 80 steps: {:.4}%",
-        100.0 * hard_checkerboard_accuracy(&pruned, h, w, n, 200, 99),
-        100.0 * hard_checkerboard_accuracy(&pruned, 64, 64, 80, 20, 99)
+        100.0 * rollout_accuracy(&pruned, h, w, n, 200, 99, Disturbance::None),
+        100.0 * rollout_accuracy(&pruned, 64, 64, 80, 20, 99, Disturbance::None)
     );
     println!("{}", pruned.to_text());
     if let Some(path) = circuit_out {

@@ -4,7 +4,8 @@
 //!
 //! cargo run --release -p minnow-logic --example hard_circuit [-- --circuit FILE]
 
-use minnow_logic::{BitGrid, HardProgram, HardScratch, hard_checkerboard_accuracy};
+use minnow_logic::robustness::{Disturbance, rollout_accuracy};
+use minnow_logic::{BitGrid, HardProgram, HardScratch};
 use rand::{Rng, SeedableRng};
 use std::time::Instant;
 
@@ -17,7 +18,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     println!("{} gates, {} taps", program.gate_count(), program.taps().len());
     for (h, w, steps, trials) in [(16, 16, 20, 200), (64, 64, 80, 20)] {
-        let acc = hard_checkerboard_accuracy(&program, h, w, steps, trials, 1);
+        let acc = rollout_accuracy(&program, h, w, steps, trials, 1, Disturbance::None);
         println!("{h}x{w}, {steps} steps, {trials} random grids: channel-0 accuracy {:.4}%", 100.0 * acc);
     }
     let side = 512;

@@ -7,7 +7,7 @@
 //! bit-identically, across restarts too.
 
 use crate::ca::LogicCaConfig;
-use crate::population::{member_of_slot, member_seed};
+use crate::population::{Member, member_of_slot, member_seed};
 use crate::trainer::PatternTrainer;
 use crate::{CheckerboardConfig, HardProgram, Kept, LogicCa, Population, Prune};
 use minnow_train::{Result, RunCheckpoint, RunCheckpointWriter, TrainError};
@@ -94,26 +94,24 @@ impl PatternTrainer {
         Ok(())
     }
 
-    /// Reads slot `slot`'s state into this freshly built member, which
-    /// then stands at the run's step `step`.
-    fn restore_slot(&mut self, slot: usize, step: usize, checkpoint: &RunCheckpoint) -> Result<()> {
+    /// Reads slot `slot`'s state into this freshly built member.
+    fn restore_slot(&mut self, slot: usize, checkpoint: &RunCheckpoint) -> Result<()> {
         checkpoint.restore_params(&slot_group(slot, "model"), self.ca.params_mut())?;
         checkpoint.restore_optimizer(&slot_group(slot, "optimizer"), &mut self.optimizer, self.ca.params())?;
         self.rng = checkpoint.rng(&slot_group(slot, "data"))?;
-        self.step = step;
         Ok(())
     }
 }
 
-impl Population {
+impl Population<PatternTrainer> {
     /// Writes every member's state, which member each slot holds
     /// (`members`), the first perfect step and the kept circuit.
     pub fn save_state(&self, checkpoint: &mut RunCheckpointWriter) -> Result<()> {
-        let (config, steps) = (self.config(), self.steps_done());
+        let (config, slots, steps) = (self.config(), self.population_config(), self.steps_done());
         for (slot, member) in self.members().iter().enumerate() {
             member.save_slot(slot, checkpoint)?;
         }
-        let members: Vec<usize> = (0..config.population).map(|s| member_of_slot(config, s, steps)).collect();
+        let members: Vec<usize> = (0..slots.size).map(|s| member_of_slot(slots, s, steps)).collect();
         checkpoint
             .json("config", config)
             .meta("circuit", circuit_shape(&config.ca))
@@ -133,20 +131,19 @@ impl Population {
     /// this run (a crafted one is an error naming its key, never a panic
     /// later), and nothing is replaced unless all of it restores.
     pub fn restore_state(&mut self, checkpoint: &RunCheckpoint) -> Result<()> {
-        let config = self.config().clone();
+        let (config, slots) = (self.config().clone(), *self.population_config());
         let steps = checkpoint.step()? as usize;
         // Which members the slots hold depends on the restarts so far.
-        let expected: Vec<usize> = (0..config.population).map(|s| member_of_slot(&config, s, steps)).collect();
+        let expected: Vec<usize> = (0..slots.size).map(|s| member_of_slot(&slots, s, steps)).collect();
         let members: Vec<usize> = checkpoint.json("members")?;
         if members != expected {
             let detail = format!("expected the members {expected:?} at step {steps}, found {members:?}");
             return Err(bad("members", detail));
         }
-        let mut trainers = Vec::with_capacity(config.population);
+        let mut trainers = Vec::with_capacity(slots.size);
         for (slot, &member) in members.iter().enumerate() {
-            let mut trainer =
-                PatternTrainer::new(&Population::member_config(&config, member)).map_err(TrainError::task)?;
-            trainer.restore_slot(slot, steps, checkpoint)?;
+            let mut trainer = PatternTrainer::start(&config, member, steps).map_err(TrainError::task)?;
+            trainer.restore_slot(slot, checkpoint)?;
             trainers.push(trainer);
         }
         // A repair after the last step offers its circuit as the next.
@@ -162,7 +159,7 @@ impl Population {
             None => None,
             Some(record) => {
                 // Every member trained so far, restarted ones included.
-                let trained = expected[config.population - 1] + 1;
+                let trained = expected[slots.size - 1] + 1;
                 if record.member >= trained {
                     let detail = format!("member: expected a member below {trained}, found {}", record.member);
                     return Err(bad("kept", detail));
@@ -172,11 +169,11 @@ impl Population {
                 }
                 let step = check_step("kept", record.step)?;
                 let ops = kept_ops(checkpoint, trainers[0].ca.circuit().params)?;
-                let seed = member_seed(config.seed, record.member);
+                let seed = member_seed(slots.seed, record.member);
                 Some(Kept { member: record.member, seed, step, score: record.score, ops })
             }
         };
-        *self = Population::from_members(&config, trainers);
+        *self = Population::from_members(&config, trainers).map_err(TrainError::task)?;
         self.restore(first_perfect, kept);
         Ok(())
     }

@@ -289,7 +289,7 @@ impl CheckerboardConfig {
     /// over the defaults of the variant named by `variant` (default
     /// `checkerboard`), then validated. Unknown keys are errors.
     pub fn from_json(text: &str) -> Result<Self> {
-        let fail = |e: serde_json::Error| LogicError::ConfigFile(e.to_string());
+        let fail = LogicError::ConfigFile;
         let config = Self::layered(&serde_json::from_str(text).map_err(fail)?).map_err(fail)?;
         config.validate()?;
         Ok(config)

@@ -1,6 +1,7 @@
 /// What a caller can get wrong: wiring that cannot be built, a grid or a
-/// configuration out of range, data of the wrong size, a diverging loss.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+/// configuration out of range, data of the wrong size, a diverging loss;
+/// and what the system can refuse (the trainer's threads).
+#[derive(Debug, thiserror::Error)]
 pub enum LogicError {
     #[error(
         "layer {layer}: unique wiring of {outputs} gates cannot read all {inputs} inputs \
@@ -57,12 +58,12 @@ pub enum LogicError {
         loss: f32,
     },
     /// A config file that does not parse, or names a key the config does
-    /// not have (the message names it by its path).
-    #[error("config: {0}")]
-    ConfigFile(String),
+    /// not have (the source names it by its path).
+    #[error("CheckerboardConfig JSON")]
+    ConfigFile(#[source] serde_json::Error),
     /// The trainer's worker threads could not be started.
-    #[error("worker threads: {0}")]
-    ThreadPool(String),
+    #[error("cannot start the trainer's worker threads")]
+    WorkerThreads(#[source] std::io::Error),
     /// An optimiser config out of range, or a gradient it refused (NaN
     /// or infinite, naming the parameter).
     #[error(transparent)]

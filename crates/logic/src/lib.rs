@@ -14,11 +14,14 @@
 //!   asynchronous updates), from a serde'd, validated config: unrolled
 //!   rollout with backward through time on worker threads, AdamW, hard
 //!   accuracy each step.
-//! - [`population`]: several members trained side by side, and the one
-//!   policy that picks the circuit a run keeps; [`run`]: the population
-//!   as a `minnow_train::Run` ([`LogicCaRun`]), so the one run driver
-//!   trains it; [`checkpoint`]: the population in the one run-checkpoint
-//!   layout, exact resume.
+//! - [`population`]: several trainings run side by side, restarted on a
+//!   cadence, and the one policy that picks the circuit a run keeps; it
+//!   drives any [`Member`] (a training that steps, reports and offers
+//!   circuits). [`selection`]: the pattern trainer as a member, with the
+//!   held-out score that ranks its circuits; [`run`]: a population of
+//!   pattern trainers as a `minnow_train::Run` ([`LogicCaRun`]), so the
+//!   one run driver trains it; [`checkpoint`]: that population in the one
+//!   run-checkpoint layout, exact resume.
 //! - `PatternTrainer::set_target`: any target grid in place of the
 //!   checkerboard (the `drawn_pattern` example grows an ASCII drawing).
 //! - [`hard`]: argmax circuits, pruned, run bit-parallel (64 cells per
@@ -104,6 +107,7 @@ mod repair_sets;
 pub mod robustness;
 mod rollout;
 pub mod run;
+pub mod selection;
 // The one module allowed `unsafe`: calls into target-feature copies.
 #[allow(unsafe_code)]
 mod simd;
@@ -119,11 +123,12 @@ pub use config::{CheckerboardConfig, RepairConfig, Variant};
 pub use error::{LayerName, LogicError, Result};
 pub use hard::{BitGrid, HardProgram, HardScratch, Prune};
 pub use layer::{Gate, GateLayer};
-pub use pattern::{checkerboard, hard_checkerboard_accuracy};
-pub use population::{Kept, Population, selection_score};
+pub use pattern::checkerboard;
+pub use population::{Candidate, Kept, Member, Population, PopulationConfig};
 pub use repair_sets::{DAMAGED_STREAM, REPAIR_STREAM, damaged_repair_set, repair_set};
 pub use rollout::{Rollout, SoftRollout};
 pub use run::LogicCaRun;
+pub use selection::selection_score;
 pub use train::{Trained, train_checkerboard};
 pub use trainer::{DATA_STREAM, PatternTrainer, StepReport};
 pub use wiring::Wiring;

@@ -6,17 +6,17 @@
 //! ([`checkpoint`](crate::checkpoint)).
 
 use crate::checkpoint::TASK;
-use crate::{CheckerboardConfig, LogicError, Population, StepReport};
+use crate::{CheckerboardConfig, LogicError, PatternTrainer, Population, StepReport};
 use minnow_train::{Metrics, Result, Run, RunCheckpoint, RunCheckpointWriter, TrainError};
 
 /// What may change on a resume: how long to run and how often to save.
 pub const FREE_ON_RESUME: [&str; 2] = ["train_steps", "checkpoint_every"];
 
-/// A population trained by the run driver, with the best report of its
-/// last step.
+/// A population of pattern trainers trained by the run driver, with the
+/// best report of its last step.
 #[derive(Debug)]
 pub struct LogicCaRun {
-    population: Population,
+    population: Population<PatternTrainer>,
     identity: String,
     /// The report of the member with the fewest hard errors in the last
     /// step; `None` before the first step of this process.
@@ -32,13 +32,13 @@ impl LogicCaRun {
     }
 
     /// The members and what they have kept so far.
-    pub fn population(&self) -> &Population {
+    pub fn population(&self) -> &Population<PatternTrainer> {
         &self.population
     }
 
     /// The population, ending the run (for its result,
     /// [`Population::into_result`]).
-    pub fn into_population(self) -> Population {
+    pub fn into_population(self) -> Population<PatternTrainer> {
         self.population
     }
 

@@ -1,16 +1,16 @@
 //! Training a logic CA on the tasks of docs/LOGIC_CA.md in one call: a
-//! population of members (each a [`PatternTrainer`](crate::PatternTrainer))
-//! stepped until its kept circuit holds or the steps run out. The
-//! checkerboard (random grids, N synchronous steps, squared error of
-//! channel 0 against a checkerboard of 2x2 squares, gradients clipped,
-//! AdamW) and its variants: Game of Life (every 3x3 periodic board, one
-//! step, the next board as target) and asynchronous updates (each cell
-//! fires with a probability per step, in training as in the hard check).
+//! population of members (each a [`PatternTrainer`]) stepped until its
+//! kept circuit holds or the steps run out. The checkerboard (random
+//! grids, N synchronous steps, squared error of channel 0 against a
+//! checkerboard of 2x2 squares, gradients clipped, AdamW) and its
+//! variants: Game of Life (every 3x3 periodic board, one step, the next
+//! board as target) and asynchronous updates (each cell fires with a
+//! probability per step, in training as in the hard check).
 
 use crate::config::CheckerboardConfig;
 use crate::hard::{HardProgram, Prune};
 use crate::population::{Kept, Population};
-use crate::trainer::StepReport;
+use crate::trainer::{PatternTrainer, StepReport};
 use crate::{LogicCa, Result};
 use std::ops::ControlFlow;
 
@@ -46,7 +46,7 @@ pub fn train_checkerboard(
     config: &CheckerboardConfig,
     mut on_step: impl FnMut(&[StepReport]) -> ControlFlow<()>,
 ) -> Result<Trained> {
-    let mut population = Population::new(config)?;
+    let mut population = Population::<PatternTrainer>::new(config)?;
     let mut history = Vec::with_capacity(config.train_steps);
     while population.steps_done() < config.train_steps && !population.done() {
         let reports = population.step()?;

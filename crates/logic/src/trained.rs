@@ -18,7 +18,7 @@ pub fn checkerboard() -> HardProgram {
 
 #[cfg(test)]
 mod tests {
-    use crate::hard_checkerboard_accuracy;
+    use crate::robustness::{Disturbance, rollout_accuracy};
 
     #[test]
     fn shipped_circuit_is_robust() {
@@ -36,7 +36,7 @@ mod tests {
     fn shipped_circuit_draws_the_checkerboard() {
         let program = super::checkerboard();
         assert_eq!(program.channels(), 8);
-        let accuracy = hard_checkerboard_accuracy(&program, 16, 16, 20, 50, 5);
+        let accuracy = rollout_accuracy(&program, 16, 16, 20, 50, 5, Disturbance::None);
         assert!(accuracy > 0.99, "accuracy {accuracy}");
     }
 }

@@ -98,7 +98,7 @@ impl PatternTrainer {
                 Variant::Checkerboard | Variant::GameOfLife => Vec::new(),
             },
         }));
-        let team = Team::new(&fixed, &data, workers - 1).map_err(|e| LogicError::ThreadPool(e.to_string()))?;
+        let team = Team::new(&fixed, &data, workers - 1).map_err(LogicError::WorkerThreads)?;
         let repair = (config.repair.every > 0).then(|| {
             let repair = Repair::new(repair_set(config), circuit, config.ca.boundary);
             match config.repair.damaged_grids {

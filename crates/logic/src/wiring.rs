@@ -146,7 +146,7 @@ mod tests {
     fn unique_wiring_rejects_too_few_gates() {
         let layer = LayerName::new("update", 3);
         let e = Wiring::unique(layer, 9, 4, &mut rng()).unwrap_err();
-        assert_eq!(e, LogicError::UniqueWiring { layer, inputs: 9, outputs: 4 });
+        assert!(matches!(e, LogicError::UniqueWiring { layer: l, inputs: 9, outputs: 4 } if l == layer), "{e:?}");
         assert!(e.to_string().starts_with("layer update.3:"), "{e}");
         assert!(e.to_string().contains("2 * outputs >= inputs"));
         assert!(Wiring::unique(T, 1, 1, &mut rng()).is_err());

@@ -174,6 +174,7 @@ fn bad_json_configs_are_clear_errors() {
     let cases = [
         (r#"{"sed": 7}"#, "sed"),
         (r#"{"ca": {"hieght": 7}}"#, "hieght"),
+        (r#"{"repair": {"every": 5, "tries": 3}}"#, "repair.tries"),
         (r#"{"variant": "life"}"#, "variant"),
         (r#"[1, 2]"#, "JSON object"),
         (r#"{"ca_steps": 0}"#, "ca_steps"),
@@ -187,6 +188,11 @@ fn bad_json_configs_are_clear_errors() {
     ];
     for (json, words) in cases {
         let e = CheckerboardConfig::from_json(json).unwrap_err();
-        assert!(e.to_string().contains(words), "{json}: {e}");
+        // As the command line prints it: the error, then its sources.
+        let e = std::iter::successors(Some(&e as &dyn std::error::Error), |e| e.source())
+            .map(|e| e.to_string())
+            .collect::<Vec<_>>()
+            .join(": ");
+        assert!(e.contains(words), "{json}: {e}");
     }
 }

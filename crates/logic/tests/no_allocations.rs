@@ -79,7 +79,7 @@ fn training_steps_allocate_nothing_after_warm_up() {
         hard_mix: 1.0,
         ..CheckerboardConfig::default()
     };
-    let mut population = minnow_logic::Population::new(&config).unwrap();
+    let mut population = minnow_logic::Population::<PatternTrainer>::new(&config).unwrap();
     for _ in 0..2 {
         population.step().unwrap();
     }
@@ -97,7 +97,7 @@ fn training_steps_allocate_nothing_after_warm_up() {
         repair: minnow_logic::RepairConfig { every: 1, from: 0.0, grids: 2, evaluations: 40, ..Default::default() },
         ..CheckerboardConfig::default()
     };
-    let mut population = minnow_logic::Population::new(&config).unwrap();
+    let mut population = minnow_logic::Population::<PatternTrainer>::new(&config).unwrap();
     for _ in 0..2 {
         population.step().unwrap();
     }

@@ -226,7 +226,6 @@ fn repair_config_errors_name_the_key() {
         (r#"{"repair": {"grids": 0}}"#, "repair.grids"),
         (r#"{"repair": {"evaluations": 0}}"#, "repair.evaluations"),
         (r#"{"repair": {"from": 1.5}}"#, "repair.from"),
-        (r#"{"repair": {"every": 5, "tries": 3}}"#, "tries"),
         (r#"{"repair": {"damaged_evaluations": 0}}"#, "repair.damaged_evaluations"),
         (r#"{"variant": "async", "repair": {"every": 5, "damaged_grids": 1}}"#, "repair.damaged_grids"),
     ] {

@@ -3,7 +3,10 @@
 //! learns.
 
 use minnow_logic::DATA_STREAM;
-use minnow_logic::{CheckerboardConfig, HardProgram, LogicCa, LogicError, PatternTrainer, Prune, checkerboard};
+use minnow_logic::{
+    Candidate, CheckerboardConfig, HardProgram, LogicCa, LogicError, Member, PatternTrainer, Population, Prune,
+    checkerboard,
+};
 use rand::{Rng, SeedableRng};
 
 fn quick() -> CheckerboardConfig {
@@ -218,7 +221,7 @@ fn population_keeps_a_member_circuit_and_stops() {
         population: 3,
         ..CheckerboardConfig::default()
     };
-    let mut population = minnow_logic::Population::new(&config).unwrap();
+    let mut population = Population::<PatternTrainer>::new(&config).unwrap();
     let seeds: Vec<u64> = population.members().iter().map(|m| m.config().seed).collect();
     assert_eq!(seeds[0], 2);
     assert!(seeds[1] != seeds[0] && seeds[2] != seeds[1] && seeds[2] != seeds[0]);
@@ -242,11 +245,11 @@ fn population_keeps_a_member_circuit_and_stops() {
     let (wires, constant) = (vec![3u8; params], vec![0u8; params]);
     let (s_wires, s_constant) = (score(&wires), score(&constant));
     assert!(s_wires < 0.9 && s_constant < 0.9, "neither draws a checkerboard: {s_wires} {s_constant}");
-    population.offer(1, 7, &wires);
+    population.offer(1, Candidate { step: 7, score: s_wires, ops: &wires });
     let first = population.kept().cloned().expect("an offered circuit is kept");
     assert_eq!((first.member, first.step, first.seed, first.score), (1, 7, seeds[1], s_wires));
-    population.offer(2, 8, &constant);
-    population.offer(1, 9, &wires);
+    population.offer(2, Candidate { step: 8, score: s_constant, ops: &constant });
+    population.offer(1, Candidate { step: 9, score: s_wires, ops: &wires });
     let kept = population.kept().cloned().unwrap();
     if s_constant > s_wires {
         assert_eq!((kept.member, kept.step, kept.score), (2, 8, s_constant));
@@ -274,8 +277,9 @@ fn members_restart_afresh_with_the_next_seeds() {
         seed: 5,
         ..CheckerboardConfig::default()
     };
-    assert_eq!([0, 1, 2, 3].map(|steps| member_of_slot(&config, 1, steps)), [1, 1, 1, 3]);
-    let mut population = minnow_logic::Population::new(&config).unwrap();
+    let mut population = Population::<PatternTrainer>::new(&config).unwrap();
+    let slots = population.population_config();
+    assert_eq!([0, 1, 2, 3].map(|steps| member_of_slot(slots, 1, steps)), [1, 1, 1, 3]);
     let mut slot1 = Vec::new();
     for _ in 0..4 {
         slot1.push(population.step().unwrap()[1]);
@@ -283,7 +287,7 @@ fn members_restart_afresh_with_the_next_seeds() {
     let seeds: Vec<u64> = population.members().iter().map(|m| m.config().seed).collect();
     assert_eq!(seeds, [member_seed(5, 2), member_seed(5, 3)]);
 
-    let mut alone = PatternTrainer::new(&minnow_logic::Population::member_config(&config, 3)).unwrap();
+    let mut alone = PatternTrainer::start(&config, 3, 0).unwrap();
     for (step, restarted) in slot1[2..].iter().enumerate() {
         let fresh = alone.step().unwrap();
         assert_eq!((restarted.loss, restarted.hard_errors), (fresh.loss, fresh.hard_errors), "step {step}");
@@ -293,9 +297,9 @@ fn members_restart_afresh_with_the_next_seeds() {
     assert_eq!(population.steps_done(), 4);
 
     // A circuit kept before a restart stays kept, on its member's wiring.
-    let mut population = minnow_logic::Population::new(&config).unwrap();
+    let mut population = Population::<PatternTrainer>::new(&config).unwrap();
     let params = population.members()[1].model().circuit().params;
-    population.offer(1, 0, &vec![3u8; params]);
+    population.offer(1, Candidate { step: 0, score: 0.5, ops: &vec![3u8; params] });
     for _ in 0..3 {
         population.step().unwrap();
     }
@@ -309,7 +313,7 @@ fn members_restart_afresh_with_the_next_seeds() {
 #[test]
 fn a_population_of_zero_is_a_config_error() {
     let config = CheckerboardConfig { population: 0, ..CheckerboardConfig::default() };
-    let e = minnow_logic::Population::new(&config).unwrap_err();
+    let e = Population::<PatternTrainer>::new(&config).unwrap_err();
     assert!(e.to_string().contains("population"), "{e}");
     let e = CheckerboardConfig::from_json(r#"{"population": 0}"#).unwrap_err();
     assert!(e.to_string().contains("CheckerboardConfig.population: expected at least 1 member, found 0"), "{e}");
