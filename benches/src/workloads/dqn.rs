@@ -7,6 +7,7 @@
 use super::StepResult;
 use super::filled;
 use crate::{Work, Workload};
+use minnow_autodiff::beside;
 use minnow_kernels::row_max_argmax;
 use minnow_nn::{Forward, Mlp, MlpConfig, Params, Tape};
 use minnow_optim::{Adam, AdamConfig, Optimizer};
@@ -95,28 +96,23 @@ impl DqnStep {
         // As the DQN learner does with threads to spare: the target
         // network's forward beside the online one's, when it is large
         // enough to pay for waking the second worker.
-        let beside = self.tape.threads_for(batch * self.online.numel()) > 1;
+        let threads = self.tape.threads_for(batch * self.online.numel());
         let loss = {
             let mut g = self.tape.graph(&mut self.online);
             let x = g.input(&[batch, inputs], &self.states)?;
             let (mlp, target, target_tape, next_states) =
                 (&self.mlp, &self.target, &mut self.target_tape, &self.next_states);
             let (next_max, next_argmax) = (&mut self.next_max, &mut self.next_argmax);
-            let mut bootstrap = || -> StepResult<()> {
+            let bootstrap = || -> StepResult<()> {
                 let mut t = target_tape.inference(target);
                 let x = t.input(&[batch, inputs], next_states)?;
                 let q_next = mlp.forward(&mut t, x)?;
                 row_max_argmax(t.value(q_next), outputs, next_max, next_argmax);
                 Ok(())
             };
-            let q = if beside {
-                let (values, q) = rayon::join(bootstrap, || mlp.forward(&mut g, x));
-                values?;
-                q?
-            } else {
-                bootstrap()?;
-                mlp.forward(&mut g, x)?
-            };
+            let (values, q) = beside(threads, bootstrap, || mlp.forward(&mut g, x));
+            values?;
+            let q = q?;
             for i in 0..batch {
                 self.targets[i] = self.rewards[i] + 0.99 * (1.0 - self.dones[i]) * self.next_max[i];
             }

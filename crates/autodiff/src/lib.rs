@@ -23,6 +23,7 @@
 
 #![warn(missing_docs)]
 
+mod beside;
 mod custom;
 mod error;
 /// Finite-difference gradient checking of a graph against its backward pass.
@@ -33,6 +34,7 @@ mod profile;
 mod seed;
 mod tape;
 
+pub use beside::beside;
 pub use custom::{CustomId, CustomOp};
 pub use error::{Error, Result};
 pub use ops::recurrent::RecurrentCell;

@@ -15,7 +15,6 @@ pub(crate) struct Afterstates {
     rewards: Vec<f32>,
     legal: Vec<u64>,
     pub(crate) q: Vec<f32>,
-    pub(crate) choices: Vec<u32>,
 }
 
 impl Afterstates {
@@ -32,7 +31,6 @@ impl Afterstates {
         self.rewards.resize(rows * actions, 0.0);
         self.legal.resize(rows, 0);
         self.q.resize(rows * actions, 0.0);
-        self.choices.resize(rows, 0);
         let per_state = actions * inputs;
         for (r, state) in states.chunks_exact(inputs).enumerate() {
             self.legal[r] = model.afterstates(

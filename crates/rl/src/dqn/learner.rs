@@ -1,33 +1,28 @@
-//! One DQN gradient update: sample, bootstrap from the target network
-//! (double or plain, over legal next actions), Huber loss weighted by
-//! importance weights, clip, Adam, new priorities, target update.
+//! The DQN learner: the online and target networks, their optimiser and
+//! the replay memory, and greedy action choice on the online network.
+//! Its update is in stages, each in its own file: the targets (`targets`,
+//! by the one rule the config chooses), the loss (`loss`), and the update
+//! that runs them and steps the optimiser (`update`).
 
 mod loss;
+mod next_values;
+mod successors;
 mod targets;
+mod update;
 
 use super::afterstates::Afterstates;
-use super::env::{afterstates_of, model_of};
-use super::run::mean;
+use super::env::afterstates_of;
 use super::shards::Shards;
 use super::symmetric::SymmetricViews;
-use super::{DqnConfig, DqnEnv, Memory, QNetwork, QNetworkConfig, TargetUpdate};
+use super::{DqnConfig, DqnEnv, Memory, QNetwork, QNetworkConfig};
 use crate::{Batch, Check, ReplayConfig, Result};
-use loss::backward;
 use minnow_autodiff::{Params, Tape};
 use minnow_nn::Forward;
-use minnow_optim::{Adam, Optimizer, Schedule, clip_grad_norm};
+use minnow_optim::{Adam, Optimizer, Schedule};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
-use targets::{choose_next_actions, discount, legal_actions, next_state_values, target_values};
-
-/// What one update measured.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct UpdateStats {
-    /// The batch's (importance-weighted) Huber loss before the update.
-    pub loss: f32,
-    /// Mean Q of the actions taken in the batch.
-    pub mean_q: f32,
-}
+use targets::Targets;
+pub use update::UpdateStats;
 
 /// The online and target networks, their optimiser and the replay memory.
 /// After construction an update allocates nothing.
@@ -50,40 +45,17 @@ pub struct DqnLearner {
     pub(crate) tape: Tape,
     eval_tape: Tape,
     batch: Batch,
-    next_actions: Vec<u32>,
-    targets: Vec<f32>,
+    /// The batch's targets, by the rule the config chooses.
+    targets: Targets,
     td_errors: Vec<f32>,
-    /// With `all_actions`: every sampled state's successors.
-    successors: Option<Successors>,
-    /// With `afterstates`: the actions' afterstates of the rows last scored.
+    /// With `afterstates`: the actions' afterstates of the rows of the last
+    /// greedy choice.
     after: Option<Afterstates>,
     /// With `symmetric_eval`: the views evaluations choose on.
     views: Option<SymmetricViews>,
     /// The environment's action count (the network has one output with
     /// `afterstates`).
     actions: usize,
-}
-
-/// Row `r * actions + a` is what action `a` does from sampled state `r`.
-#[derive(Debug)]
-struct Successors {
-    obs: Vec<f32>,
-    rewards: Vec<f32>,
-    terminal: Vec<f32>,
-    choices: Vec<u32>,
-    targets: Vec<f32>,
-}
-
-impl Successors {
-    fn new(rows: usize, obs_size: usize) -> Self {
-        Self {
-            obs: vec![0.0; rows * obs_size],
-            rewards: vec![0.0; rows],
-            terminal: vec![0.0; rows],
-            choices: vec![0; rows],
-            targets: vec![0.0; rows],
-        }
-    }
 }
 
 impl DqnLearner {
@@ -111,7 +83,6 @@ impl DqnLearner {
         };
         let memory = Memory::build(replay, &config.replay)?;
         let b = config.batch_size;
-        let successors = config.all_actions.then(|| Successors::new(b * actions, obs_size));
         let (mut tape, mut eval_tape) = (Tape::new(), Tape::new());
         tape.set_gemm_threads(config.threads);
         eval_tape.set_gemm_threads(config.threads);
@@ -130,10 +101,8 @@ impl DqnLearner {
             grads_clear: false,
             tape,
             eval_tape,
-            next_actions: vec![0; b],
-            targets: vec![0.0; b],
+            targets: Targets::new(config, obs_size, actions),
             td_errors: vec![0.0; b],
-            successors,
             after: config.afterstates.then(Afterstates::default),
             views: config.symmetric_eval.then(SymmetricViews::default),
             actions,
@@ -246,164 +215,16 @@ impl DqnLearner {
         self.after.as_ref().map(|after| &after.obs[start..start + inputs])
     }
 
-    /// One gradient update on a fresh minibatch: the taken actions'
-    /// targets bootstrapped from the replayed next states (with
-    /// `afterstates`, through `env`'s model).
-    pub fn update<E: DqnEnv>(&mut self, env: &E) -> Result<UpdateStats> {
-        self.update_in(env, None)
-    }
-
-    /// As [`DqnLearner::update`]; with `shards`, as one rank of a
-    /// data-parallel update (the gradient of this rank's rows, summed over
-    /// the ranks).
-    pub(crate) fn update_in<E: DqnEnv>(&mut self, env: &E, mut shards: Option<&mut Shards>) -> Result<UpdateStats> {
-        let (b, inputs) = (self.config.batch_size, self.net.inputs());
-        self.memory.sample_into(b, self.updates, &mut self.rng, &mut self.batch)?;
-        // With threads to spare, the target network's forward on the next
-        // states runs beside the online network's forward: the two share
-        // nothing, so each is computed whole, as on one thread. Only when
-        // a forward is large enough to pay for waking a second worker, as
-        // for a split product (the weights count the multiply-adds a row).
-        let beside = self.after.is_none() && self.tape.threads_for(b * self.online.numel()) > 1;
-        if self.after.is_some() {
-            self.bootstrap_from_afterstates(env)?;
-        } else if !beside {
-            self.bootstrap_targets()?;
-        } else if self.config.double {
-            // The online network's choices, before its graph borrows it.
-            let legal = legal_actions(self.batch.next_mask(), self.net.actions());
-            let next_obs = self.batch.next_obs();
-            choose_next_actions(
-                &self.net,
-                &self.online,
-                &mut self.eval_tape,
-                next_obs,
-                &legal,
-                &mut self.next_actions,
-            )?;
-        }
-        if !beside {
-            discount(&mut self.targets, &self.batch);
-        }
-
-        self.clear_grads();
-        let rows = shards.as_ref().map_or(0..b, |s| s.rows());
-        let weights = self.memory.is_prioritized().then(|| &self.batch.weights()[rows.clone()]);
-        let (loss, mut mean_q) = {
-            let mut g = self.tape.graph(&mut self.online);
-            let x = g.input(&[rows.len(), inputs], &self.batch.obs()[rows.start * inputs..rows.end * inputs])?;
-            let q = if beside {
-                let (net, batch, double) = (&self.net, &self.batch, self.config.double);
-                let legal = legal_actions(batch.next_mask(), net.actions());
-                let (target, tape, choices, targets) =
-                    (&self.target, &mut self.eval_tape, &self.next_actions, &mut self.targets);
-                let (values, q) = rayon::join(
-                    || target_values(net, target, tape, double, batch.next_obs(), &legal, choices, targets),
-                    || net.forward(&mut g, x),
-                );
-                values?;
-                discount(&mut self.targets, &self.batch);
-                q?
-            } else {
-                self.net.forward(&mut g, x)?
-            };
-            let q_taken = g.gather_cols(q, &self.batch.actions()[rows.clone()])?;
-            let loss = g.huber(q_taken, &self.targets[rows.clone()], self.config.huber_delta, weights)?;
-            if shards.is_none() {
-                for ((td, &q), &y) in self.td_errors.iter_mut().zip(g.value(q_taken)).zip(&self.targets) {
-                    *td = q - y;
-                }
-            }
-            backward(&mut g, loss, q_taken, rows, shards.as_deref_mut(), self.updates)?
-        };
-        let loss = match shards {
-            None => loss,
-            Some(shards) => {
-                let loss = shards.reduce(self.online.grads_mut(), loss, self.updates)?;
-                for ((td, &q), &y) in self.td_errors.iter_mut().zip(&shards.q).zip(&self.targets) {
-                    *td = q - y;
-                }
-                mean_q = mean(shards.q.iter().copied());
-                loss
-            }
-        };
-        self.step_optimizer()?;
-        self.memory.update_priorities(self.batch.indices(), &self.td_errors)?;
-        Ok(UpdateStats { loss, mean_q })
-    }
-
-    /// One gradient update with `all_actions`: every action of each sampled
-    /// state gets a target, from `env`'s model of where it leads.
-    pub fn update_all_actions<E: DqnEnv>(&mut self, env: &E) -> Result<UpdateStats> {
-        self.update_all_actions_in(env, None)
-    }
-
-    /// As [`DqnLearner::update_all_actions`]; with `shards`, as one rank
-    /// of a data-parallel update.
-    pub(crate) fn update_all_actions_in<E: DqnEnv>(
-        &mut self,
-        env: &E,
-        mut shards: Option<&mut Shards>,
-    ) -> Result<UpdateStats> {
-        let (b, actions, inputs) = (self.config.batch_size, self.net.actions(), self.net.inputs());
-        self.clear_grads();
-        let Some(next) = self.successors.as_mut() else {
-            return Err(Check("DqnConfig").count("all_actions", "true for update_all_actions", 0).into());
-        };
-        let model = model_of(env)?;
-        self.memory.sample_into(b, self.updates, &mut self.rng, &mut self.batch)?;
-        let obs = self.batch.obs();
-        let per_state = actions * inputs;
-        for r in 0..b {
-            model.successors(
-                &obs[r * inputs..(r + 1) * inputs],
-                &mut next.obs[r * per_state..(r + 1) * per_state],
-                &mut next.rewards[r * actions..(r + 1) * actions],
-                &mut next.terminal[r * actions..(r + 1) * actions],
-            )?;
-        }
-        let all = u64::MAX >> (64 - actions);
-        next_state_values(
-            &self.net,
-            (&self.online, &self.target),
-            &mut self.eval_tape,
-            self.config.double,
-            &next.obs,
-            &|_| all,
-            &mut next.choices,
-            &mut next.targets,
-        )?;
-        let (scale, gamma) = (self.config.reward_scale, self.config.gamma);
-        for ((y, &reward), &end) in next.targets.iter_mut().zip(&next.rewards).zip(&next.terminal) {
-            *y = reward * scale + (1.0 - end) * gamma * *y;
-        }
-
-        let rows = shards.as_ref().map_or(0..b, |s| s.rows());
-        let elements = rows.start * actions..rows.end * actions;
-        let (loss, mut mean_q) = {
-            let mut g = self.tape.graph(&mut self.online);
-            let x = g.input(&[rows.len(), inputs], &obs[rows.start * inputs..rows.end * inputs])?;
-            let q = self.net.forward(&mut g, x)?;
-            let loss = g.huber(q, &next.targets[elements.clone()], self.config.huber_delta, None)?;
-            backward(&mut g, loss, q, elements, shards.as_deref_mut(), self.updates)?
-        };
-        let loss = match shards {
-            None => loss,
-            Some(shards) => {
-                let loss = shards.reduce(self.online.grads_mut(), loss, self.updates)?;
-                mean_q = mean(shards.q.iter().copied());
-                loss
-            }
-        };
-        self.step_optimizer()?;
-        Ok(UpdateStats { loss, mean_q })
-    }
-
     /// This learner's part in data-parallel training over `comm`'s ranks
     /// (`minnow_dist::Collective`): its shard of each batch and the sum.
     pub(crate) fn shards(&self, comm: std::rc::Rc<dyn minnow_dist::Collective>) -> Result<Shards> {
-        let per_row = if self.config.all_actions { self.net.actions() } else { 1 };
-        Shards::new(comm, self.config.batch_size, per_row, self.online.grads().len())
+        Shards::new(comm, self.config.batch_size, self.targets_per_state(), self.online.grads().len())
+    }
+
+    /// Targets per sampled state: every action's with `all_actions`, else
+    /// the taken action's.
+    pub(crate) fn targets_per_state(&self) -> usize {
+        self.targets.rule().per_state(self.actions)
     }
 
     /// Zeroes the gradients for a backward pass, unless the last
@@ -412,24 +233,5 @@ impl DqnLearner {
         if !std::mem::replace(&mut self.grads_clear, false) {
             self.online.zero_grads();
         }
-    }
-
-    /// Clip, Adam (clearing the gradients), count the update, move the
-    /// target network.
-    fn step_optimizer(&mut self) -> Result<()> {
-        if self.config.max_grad_norm > 0.0 {
-            clip_grad_norm(&mut self.online, self.config.max_grad_norm)?;
-        }
-        self.adam.step_and_zero_grads(&mut self.online)?;
-        self.grads_clear = true;
-        self.updates += 1;
-        match self.config.target {
-            TargetUpdate::Hard { every } if self.updates.is_multiple_of(every) => {
-                self.target.copy_values_from(&self.online)?
-            }
-            TargetUpdate::Hard { .. } => {}
-            TargetUpdate::Polyak { tau } => self.target.blend_values_from(&self.online, tau)?,
-        }
-        Ok(())
     }
 }

@@ -249,7 +249,7 @@ impl<E: DqnEnv> DqnRun<E> {
     /// alone should write the run.
     pub fn step_sharded(&mut self, shards: &mut Shards) -> Result<()> {
         let c = &self.learner.config;
-        let expected = c.batch_size * if c.all_actions { self.learner.network().actions() } else { 1 };
+        let expected = c.batch_size * self.learner.targets_per_state();
         if shards.q.len() != expected {
             let what = "the shards' Q buffer (made by another run's DqnRun::shards?)";
             return Err(RlError::Length { op: "DqnRun::step_sharded", what, expected, found: shards.q.len() });
@@ -292,11 +292,7 @@ impl<E: DqnEnv> DqnRun<E> {
             self.learner.anneal_lr(self.env_steps);
             for _ in 0..updates {
                 let shards = shards.as_deref_mut();
-                self.last_update = Some(if self.learner.config.all_actions {
-                    self.learner.update_all_actions_in(&self.envs[0], shards)?
-                } else {
-                    self.learner.update_in(&self.envs[0], shards)?
-                });
+                self.last_update = Some(self.learner.update_in(&self.envs[0], shards)?);
             }
         }
         if let Some(shards) = shards

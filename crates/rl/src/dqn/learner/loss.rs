@@ -1,10 +1,30 @@
-//! An update's loss, backward: in one process the loss and the mean Q,
-//! refused when not finite; as one rank of several, this rank's scaled
-//! part, its Q values put where the fixed-order sum expects them.
+//! An update's loss: the Huber loss of the online network's Q against the
+//! targets, and its backward pass (in one process the loss and the mean
+//! Q, refused when not finite; as one rank of several, this rank's scaled
+//! part, its Q values put where the fixed-order sum expects them).
 
 use crate::dqn::run::mean;
 use crate::dqn::shards::Shards;
 use crate::{Result, RlError};
+use minnow_autodiff::{Graph, Var};
+
+/// The Huber loss (`delta`) of the online network's outputs `q` against
+/// `targets`, each row weighted by `weights`: at each row's `taken` action,
+/// or with none at every action. Returns the loss and the Q values it is of.
+pub(super) fn huber_loss(
+    g: &mut Graph<'_>,
+    q: Var,
+    taken: Option<&[u32]>,
+    targets: &[f32],
+    delta: f32,
+    weights: Option<&[f32]>,
+) -> Result<(Var, Var)> {
+    let q = match taken {
+        Some(actions) => g.gather_cols(q, actions)?,
+        None => q,
+    };
+    Ok((g.huber(q, targets, delta, weights)?, q))
+}
 
 /// The backward pass of an update's loss; returns the loss and the mean
 /// of `q`'s values. In one process: an error if the loss is not finite.
@@ -14,9 +34,9 @@ use crate::{Result, RlError};
 /// it makes the sum over the ranks non-finite, so every rank fails at the
 /// same update instead of one leaving the others waiting in the sum.
 pub(super) fn backward(
-    g: &mut minnow_autodiff::Graph<'_>,
-    loss: minnow_autodiff::Var,
-    q: minnow_autodiff::Var,
+    g: &mut Graph<'_>,
+    loss: Var,
+    q: Var,
     at: std::ops::Range<usize>,
     shards: Option<&mut Shards>,
     update: u64,
