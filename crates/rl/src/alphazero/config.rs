@@ -2,7 +2,7 @@
 //! file overrides key by key; validated before anything is built.
 
 use crate::mcts::{MctsConfig, check_temperature};
-use crate::{Check, Result, RlError};
+use crate::{Check, Result};
 use serde::{Deserialize, Serialize};
 
 /// The policy/value network's trunk; its input and output widths come
@@ -264,113 +264,64 @@ impl AzConfig {
     /// An error naming the first field out of range.
     pub fn validate(&self) -> Result<()> {
         self.mcts.validate()?;
-        let count = |config, field, expected, found: u64| RlError::from(Check(config).count(field, expected, found));
-        let value = |config, field, expected, found: f32| RlError::from(Check(config).value(field, expected, found));
         let n = &self.network;
-        if n.width == 0 || n.width > 4096 {
-            return Err(count("network", "width", "a value in 1..=4096", n.width as u64));
-        }
-        if n.blocks > 64 {
-            return Err(count("network", "blocks", "a value in 0..=64", n.blocks as u64));
-        }
+        let network = Check("network");
+        network.count_in("width", "a value in 1..=4096", n.width as u64, 1, 4096)?;
+        network.count_in("blocks", "a value in 0..=64", n.blocks as u64, 0, 64)?;
         let s = &self.self_play;
+        let self_play = Check("self_play");
         for (field, v, hi) in [
             ("workers", s.workers, 64),
             ("parallel_games", s.parallel_games, 4096),
             ("games_per_iteration", s.games_per_iteration, 1 << 20),
         ] {
-            if v == 0 || v > hi {
-                return Err(count("self_play", field, "a value >= 1 (and not absurdly large)", v as u64));
-            }
+            self_play.count_in(field, "a value >= 1 (and not absurdly large)", v as u64, 1, hi)?;
         }
-        if s.max_moves == 0 {
-            return Err(count("self_play", "max_moves", "at least 1", 0));
-        }
-        if s.random_opening_moves >= s.max_moves {
-            return Err(count(
-                "self_play",
-                "random_opening_moves",
-                "a value below max_moves",
-                s.random_opening_moves as u64,
-            ));
-        }
-        if !(s.full_search_fraction > 0.0 && s.full_search_fraction <= 1.0) {
-            return Err(value("self_play", "full_search_fraction", "a value in (0, 1]", s.full_search_fraction));
-        }
+        self_play.at_least_one("max_moves", s.max_moves as u64)?;
+        let below_max_moves = s.max_moves as u64 - 1;
+        let opening = s.random_opening_moves as u64;
+        self_play.count_in("random_opening_moves", "a value below max_moves", opening, 0, below_max_moves)?;
+        self_play.fraction("full_search_fraction", s.full_search_fraction)?;
         // The fast search's budget matters only when some moves get one.
-        let fast_used = s.full_search_fraction < 1.0;
-        if s.fast_simulations == 0 || (fast_used && s.fast_simulations > self.mcts.simulations) {
-            return Err(count(
-                "self_play",
-                "fast_simulations",
-                "a value in 1..=mcts.simulations",
-                s.fast_simulations as u64,
-            ));
-        }
+        let fast_most = if s.full_search_fraction < 1.0 { self.mcts.simulations as u64 } else { u64::MAX };
+        let fast = s.fast_simulations as u64;
+        self_play.count_in("fast_simulations", "a value in 1..=mcts.simulations", fast, 1, fast_most)?;
         check_temperature("self_play", "temperature", s.temperature)?;
         check_temperature("self_play", "final_temperature", s.final_temperature)?;
-        if !(0.0..=1.0).contains(&s.search_value_weight) {
-            return Err(value("self_play", "search_value_weight", "a value in [0, 1]", s.search_value_weight));
-        }
-        if !(0.0..=1.0).contains(&s.value_lambda) {
-            return Err(value("self_play", "value_lambda", "a value in [0, 1]", s.value_lambda));
-        }
+        self_play.unit_closed("search_value_weight", s.search_value_weight)?;
+        self_play.unit_closed("value_lambda", s.value_lambda)?;
         let t = &self.training;
-        if !(t.lr.is_finite() && t.lr > 0.0) {
-            return Err(value("training", "lr", "a finite value > 0", t.lr));
-        }
+        let training = Check("training");
+        training.positive("lr", t.lr)?;
         if !(t.lr_final.is_finite() && t.lr_final >= 0.0 && t.lr_final <= t.lr) {
-            return Err(value("training", "lr_final", "a finite value in [0, lr]", t.lr_final));
+            return Err(training.value("lr_final", "a finite value in [0, lr]", t.lr_final).into());
         }
-        if !(t.weight_decay.is_finite() && t.weight_decay >= 0.0) {
-            return Err(value("training", "weight_decay", "a finite value >= 0", t.weight_decay));
-        }
-        if !(t.value_weight.is_finite() && t.value_weight >= 0.0) {
-            return Err(value("training", "value_weight", "a finite value >= 0", t.value_weight));
-        }
-        if t.batch == 0 || t.batch > 65_536 {
-            return Err(count("training", "batch", "a value in 1..=65536", t.batch as u64));
-        }
-        if t.replay_capacity < t.batch || t.replay_capacity > 1 << 24 {
-            return Err(count(
-                "training",
-                "replay_capacity",
-                "at least the batch and at most 16777216",
-                t.replay_capacity as u64,
-            ));
-        }
-        if t.min_replay > t.replay_capacity {
-            return Err(count("training", "min_replay", "at most replay_capacity", t.min_replay as u64));
-        }
+        training.non_negative("weight_decay", t.weight_decay)?;
+        training.non_negative("value_weight", t.value_weight)?;
+        training.count_in("batch", "a value in 1..=65536", t.batch as u64, 1, 65_536)?;
+        let (capacity, most) = (t.replay_capacity as u64, 1 << 24);
+        training.count_in(
+            "replay_capacity",
+            "at least the batch and at most 16777216",
+            capacity,
+            t.batch as u64,
+            most,
+        )?;
+        training.count_in("min_replay", "at most replay_capacity", t.min_replay as u64, 0, capacity)?;
         let e = &self.eval;
-        if e.simulations == 0 {
-            return Err(count("eval", "simulations", "at least 1", 0));
-        }
-        if e.rollout_simulations == 0 {
-            return Err(count("eval", "rollout_simulations", "at least 1", 0));
-        }
-        if e.threads == 0 {
-            return Err(count("eval", "threads", "at least 1", 0));
-        }
-        if e.elo_pool > 64 {
-            return Err(count("eval", "elo_pool", "a value in 0..=64", e.elo_pool as u64));
-        }
-        if e.elo_opening_moves >= s.max_moves {
-            return Err(count(
-                "eval",
-                "elo_opening_moves",
-                "a value below self_play.max_moves",
-                e.elo_opening_moves as u64,
-            ));
-        }
-        if self.iterations == 0 {
-            return Err(count("AzConfig", "iterations", "at least 1", 0));
-        }
-        if self.checkpoint_every == 0 {
-            return Err(count("AzConfig", "checkpoint_every", "at least 1", 0));
-        }
-        if !(self.time_limit_minutes.is_finite() && self.time_limit_minutes >= 0.0) {
-            return Err(value("AzConfig", "time_limit_minutes", "a finite value >= 0", self.time_limit_minutes as f32));
+        let eval = Check("eval");
+        eval.at_least_one("simulations", e.simulations as u64)?;
+        eval.at_least_one("rollout_simulations", e.rollout_simulations as u64)?;
+        eval.at_least_one("threads", e.threads as u64)?;
+        eval.count_in("elo_pool", "a value in 0..=64", e.elo_pool as u64, 0, 64)?;
+        let elo_opening = e.elo_opening_moves as u64;
+        eval.count_in("elo_opening_moves", "a value below self_play.max_moves", elo_opening, 0, below_max_moves)?;
+        let az = Check("AzConfig");
+        az.at_least_one("iterations", self.iterations)?;
+        az.at_least_one("checkpoint_every", self.checkpoint_every)?;
+        let limit = self.time_limit_minutes;
+        if !(limit.is_finite() && limit >= 0.0) {
+            return Err(az.value("time_limit_minutes", "a finite value >= 0", limit as f32).into());
         }
         Ok(())
     }
