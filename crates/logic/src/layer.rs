@@ -104,44 +104,26 @@ pub fn gate_backward(
     if lanes == 0 {
         return;
     }
-    let layer = LayerGrads { dx, x, dout, lanes, gates, coeffs };
-    crate::simd::gate_backward(layer, Sums::Plain(sums.as_flattened_mut()));
+    crate::simd::gate_backward(dx, sums.as_flattened_mut(), x, dout, lanes, gates, coeffs, &mut [], 0);
 }
 
-/// What one backward call of a gate layer reads and the input gradient it
-/// adds to, shaped as for [`gate_backward`]; the sums go to a [`Sums`].
-#[derive(Debug)]
-pub(crate) struct LayerGrads<'a> {
-    pub dx: &'a mut [f32],
-    pub x: &'a [f32],
-    pub dout: &'a [f32],
-    pub lanes: usize,
-    pub gates: &'a [Gate],
-    pub coeffs: &'a [[f32; 4]],
-}
-
-/// Where a backward call adds each gate's (Σg, Σga, Σgb, Σgab).
-#[derive(Debug)]
-pub(crate) enum Sums<'a> {
-    /// `[params, 4]`; the input gradients add into every row of `dx`.
-    Plain(&'a mut [f32]),
-    /// The CA engine's: four partial sums each (`lane_sums` is `[params,
-    /// 4 sums, 4 partials]`, one cache line per gate, added without a full
-    /// horizontal reduction), and written-row tracking (see
-    /// `backward_body`): `written` is `[rows]` over the whole buffer, `dx`
-    /// its rows below `out_start`.
-    Tracked { lane_sums: &'a mut [f32], written: &'a mut [bool], out_start: usize },
-}
-
-/// [`gate_backward`] for the CA engine, with [`Sums::Tracked`].
+/// [`gate_backward`] for the CA engine: sums kept as four partial sums
+/// each (`lane_sums` is `[params, 4 sums, 4 partials]`, one cache line per
+/// gate, added without a full horizontal reduction), and written-row
+/// tracking (see `backward_body`): `written` is `[rows]` over the whole
+/// buffer, `dx` its rows below `out_start`.
 #[track_caller]
 pub(crate) fn gate_backward_tracked(
-    layer: LayerGrads<'_>,
+    dx: &mut [f32],
     lane_sums: &mut [f32],
+    x: &[f32],
+    dout: &[f32],
+    lanes: usize,
+    gates: &[Gate],
+    coeffs: &[[f32; 4]],
     written: &mut [bool],
     out_start: usize,
 ) {
-    let LayerGrads { ref dx, x, dout, lanes, gates, coeffs } = layer;
     assert!(
         lanes > 0
             && lanes.is_multiple_of(BLOCK)
@@ -158,7 +140,7 @@ pub(crate) fn gate_backward_tracked(
         written.len(),
         lane_sums.len()
     );
-    crate::simd::gate_backward(layer, Sums::Tracked { lane_sums, written, out_start });
+    crate::simd::gate_backward_tracked(dx, lane_sums, x, dout, lanes, gates, coeffs, written, out_start);
 }
 
 /// The backward kernel; `sums` is `[params, 4]`, or `[params, 4, 4]`
@@ -169,12 +151,16 @@ pub(crate) fn gate_backward_tracked(
 /// needs zeroing beforehand.
 #[inline(always)]
 pub(crate) fn backward_body<const FMA: bool, const LANE_SUMS: bool, const TRACK: bool>(
-    layer: LayerGrads<'_>,
+    dx: &mut [f32],
     sums: &mut [f32],
+    x: &[f32],
+    dout: &[f32],
+    lanes: usize,
+    gates: &[Gate],
+    coeffs: &[[f32; 4]],
     written: &mut [bool],
     out_start: usize,
 ) {
-    let LayerGrads { dx, x, dout, lanes, gates, coeffs } = layer;
     for (i, (gate, g_row)) in gates.iter().zip(dout.chunks_exact(lanes)).enumerate() {
         if TRACK && !written[out_start + i] {
             continue;

@@ -16,7 +16,7 @@
 use crate::ca::{Circuit, LogicCa, fill_taps, scatter_taps};
 use crate::gates::OPS;
 use crate::hard::{BitGrid, HardProgram, HardScratch};
-use crate::layer::{BLOCK, LayerGrads, gate_backward_tracked};
+use crate::layer::{BLOCK, gate_backward_tracked};
 use crate::{LogicError, Result};
 use minnow_arena::{AlignedBuf, Arena};
 use minnow_config::Check;
@@ -358,8 +358,7 @@ fn tile_backward(
         let (dx, rest) = grads.split_at_mut(stage.out_start * lanes);
         let dout = &rest[..stage.gates.len() * lanes];
         let x = &acts[..stage.out_start * lanes];
-        let layer = LayerGrads { dx, x, dout, lanes, gates: &stage.gates, coeffs: sh.coeffs };
-        gate_backward_tracked(layer, lane_sums, written, stage.out_start);
+        gate_backward_tracked(dx, lane_sums, x, dout, lanes, &stage.gates, sh.coeffs, written, stage.out_start);
     }
 }
 

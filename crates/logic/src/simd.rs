@@ -6,7 +6,7 @@
 //! the target-feature copies are the one place this crate needs `unsafe`.
 
 use crate::hard::{BitGrid, HardProgram, HardScratch};
-use crate::layer::{Gate, LayerGrads, Sums, backward_body, forward_body};
+use crate::layer::{Gate, backward_body, forward_body};
 
 minnow_kernels::kernel! {
     pub(crate) fn gate_forward(out: &mut [f32], x: &[f32], lanes: usize, gates: &[Gate], coeffs: &[[f32; 4]]);
@@ -15,17 +15,35 @@ minnow_kernels::kernel! {
 }
 
 minnow_kernels::kernel! {
-    pub(crate) fn gate_backward(layer: LayerGrads<'_>, sums: Sums<'_>);
+    pub(crate) fn gate_backward(
+        dx: &mut [f32],
+        sums: &mut [f32],
+        x: &[f32],
+        dout: &[f32],
+        lanes: usize,
+        gates: &[Gate],
+        coeffs: &[[f32; 4]],
+        written: &mut [bool],
+        out_start: usize,
+    );
     check {}
-    {
-        // One copy of the loop per kind of sums, picked once per call.
-        match sums {
-            Sums::Plain(sums) => backward_body::<FMA, false, false>(layer, sums, &mut [], 0),
-            Sums::Tracked { lane_sums, written, out_start } => {
-                backward_body::<FMA, true, true>(layer, lane_sums, written, out_start)
-            }
-        }
-    }
+    { backward_body::<FMA, false, false>(dx, sums, x, dout, lanes, gates, coeffs, written, out_start) }
+}
+
+minnow_kernels::kernel! {
+    pub(crate) fn gate_backward_tracked(
+        dx: &mut [f32],
+        sums: &mut [f32],
+        x: &[f32],
+        dout: &[f32],
+        lanes: usize,
+        gates: &[Gate],
+        coeffs: &[[f32; 4]],
+        written: &mut [bool],
+        out_start: usize,
+    );
+    check {}
+    { backward_body::<FMA, true, true>(dx, sums, x, dout, lanes, gates, coeffs, written, out_start) }
 }
 
 minnow_kernels::kernel! {
