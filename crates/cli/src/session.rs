@@ -36,7 +36,7 @@ impl CliSession {
     /// Ends the session: metrics made durable and the learning curve drawn.
     pub fn finish(mut self) -> Result<(), CliError> {
         if let (Some(front), Some(out)) = (self.front.as_mut(), &self.out) {
-            front.persist();
+            front.persist()?;
             front.plot(&out.join("curve.png"), &self.title)?;
         }
         Ok(())
@@ -72,9 +72,10 @@ impl Session for CliSession {
         driven
     }
 
-    fn record(&mut self, step: u64, metrics: &[(&'static str, f64)]) {
-        if let Some(front) = &mut self.front {
-            front.observe(Event::Eval { step, metrics });
+    fn record(&mut self, step: u64, metrics: &[(&'static str, f64)]) -> minnow_train::Result<()> {
+        match &mut self.front {
+            Some(front) => front.observe(Event::Eval { step, metrics }),
+            None => Ok(()),
         }
     }
 

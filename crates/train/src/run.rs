@@ -69,10 +69,11 @@ const METRICS_ROOM: usize = 32;
 /// // An observer sees every step, evaluation and checkpoint.
 /// struct Evals(Vec<u64>);
 /// impl Observer for Evals {
-///     fn observe(&mut self, event: Event<'_>) {
+///     fn observe(&mut self, event: Event<'_>) -> Result<()> {
 ///         if let Event::Eval { step, .. } = event {
 ///             self.0.push(step);
 ///         }
+///         Ok(())
 ///     }
 /// }
 /// let mut evals = Evals(Vec::new());
@@ -167,7 +168,9 @@ fn crossed(before: u64, after: u64, every: u64) -> bool {
 /// checkpointing (to `checkpoint`, if given) on the cadence and telling
 /// `observer` everything. After [`request_stop`](crate::request_stop) it
 /// finishes the step under way, checkpoints and returns
-/// [`TrainError::Stopped`](crate::TrainError::Stopped).
+/// [`TrainError::Stopped`](crate::TrainError::Stopped). An observer's
+/// error (a metrics file that cannot be written) ends the run with that
+/// error, its last checkpoint the one its history was made durable for.
 pub fn drive(
     run: &mut dyn Run,
     cadence: Cadence,
@@ -195,7 +198,7 @@ pub fn drive(
         timing.train_seconds += started.elapsed().as_secs_f64();
         let step = run.step();
         if !metrics.is_empty() {
-            observer.observe(Event::Step { step, total, metrics: &metrics });
+            observer.observe(Event::Step { step, total, metrics: &metrics })?;
         }
         let stop = run.stop_requested();
         let done = step >= total || run.ends_early();
@@ -204,7 +207,7 @@ pub fn drive(
             metrics.clear();
             run.evaluate(&mut metrics)?;
             timing.eval_seconds += started.elapsed().as_secs_f64();
-            observer.observe(Event::Eval { step, metrics: &metrics });
+            observer.observe(Event::Eval { step, metrics: &metrics })?;
         }
         let on_cadence = crossed(before, step, cadence.checkpoint_every) || done;
         if stop && !on_cadence {
@@ -214,10 +217,12 @@ pub fn drive(
             && (on_cadence || stop)
         {
             let started = Instant::now();
-            observer.persist();
+            // A history that cannot be made durable stops the run here,
+            // before a checkpoint gets ahead of it.
+            observer.persist()?;
             save(run, path)?;
             timing.checkpoint_seconds += started.elapsed().as_secs_f64();
-            observer.observe(Event::Checkpoint { step, path });
+            observer.observe(Event::Checkpoint { step, path })?;
         }
         if stop && !done {
             return Err(crate::TrainError::Stopped { step });

@@ -167,8 +167,8 @@ pub trait Session {
     fn drive(&mut self, run: &mut dyn Run, cadence: Cadence, view: View<'_>) -> crate::Result<Timing>;
 
     /// An evaluation after the drive (a final suite), on the curve and in
-    /// the metrics like one during it.
-    fn record(&mut self, step: u64, metrics: &[(&'static str, f64)]);
+    /// the metrics like one during it; an error if they cannot be written.
+    fn record(&mut self, step: u64, metrics: &[(&'static str, f64)]) -> crate::Result<()>;
 
     /// Writes `contents` as `out/file`, atomically (a kill leaves the old
     /// file or the new one); nothing on a rank that does not write. For
