@@ -1,7 +1,8 @@
 //! A run whose history cannot be written stops, rather than train on
 //! while its metrics are lost: `metrics.jsonl` made immutable mid-run
-//! (`chattr +i`), or the disk filled (a tmpfs of a few MiB). The run
-//! exits with an error naming the file and what the system said, its last
+//! (`chattr +i`), the disk filled (a tmpfs of a few MiB), the run
+//! directory deleted or moved. The run exits with an error naming the file
+//! and what the system said (or that the directory is gone), its last
 //! checkpoint matching the history written, and `--resume` once the file
 //! can be written again ends with the same `metrics.jsonl` as a run never
 //! interrupted.
@@ -41,13 +42,13 @@ fn succeeds(mut cmd: Command) {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
 }
 
-/// Starts a run into `out`, calls `break_it` once its first checkpoint's
-/// history is on disk, and returns how the run ended.
+/// Starts a run into `out`, calls `break_it` once its first checkpoint is
+/// written, and returns how the run ended.
 fn broken_midway(root: &Path, out: &Path, break_it: impl FnOnce()) -> Output {
     let child = train(root, out, false).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("xtask runs");
     let started = Instant::now();
-    while std::fs::metadata(out.join("metrics.jsonl")).map_or(true, |m| m.len() == 0) {
-        assert!(started.elapsed() < Duration::from_secs(60), "no history written");
+    while !out.join("checkpoint.safetensors").exists() {
+        assert!(started.elapsed() < Duration::from_secs(60), "no checkpoint written");
         std::thread::sleep(Duration::from_millis(2));
     }
     break_it();
@@ -166,5 +167,27 @@ fn a_full_disk_stops_the_run_and_a_resume_once_there_is_room_loses_no_line() {
 
     resumed_equals_straight(&root, &broken, &straight);
     drop(_mounted);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_run_directory_deleted_or_moved_midway_stops_the_run_saying_it_is_gone() {
+    let root = root("gone");
+    let (straight, moved, deleted) = (root.join("straight"), root.join("moved"), root.join("deleted"));
+    succeeds(train(&root, &straight, false));
+
+    // Moved: the run stops at its next checkpoint rather than make an
+    // empty directory in the old place, and resumes from the new one.
+    let out = root.join("run");
+    let run = broken_midway(&root, &out, || std::fs::rename(&out, &moved).unwrap());
+    let gone = format!("the run directory {} is gone (deleted or moved", out.display());
+    failed_saying(&run, &[&gone]);
+    assert!(!out.exists(), "the run made its directory again");
+    resumed_equals_straight(&root, &moved, &straight);
+
+    let run = broken_midway(&root, &deleted, || std::fs::remove_dir_all(&deleted).unwrap());
+    let gone = format!("the run directory {} is gone (deleted or moved", deleted.display());
+    failed_saying(&run, &[&gone]);
+    assert!(!deleted.exists(), "the run made its directory again");
     std::fs::remove_dir_all(&root).unwrap();
 }

@@ -4,7 +4,8 @@
 use crate::error::CliError;
 use crate::front_end::FrontEnd;
 use minnow_dist::Collective;
-use minnow_train::{Cadence, Event, Observer, Progress, Run, Session, TaskError, Timing, View};
+use minnow_train::sinks::Inode;
+use minnow_train::{Cadence, Event, Observer, Progress, Run, Session, TaskError, Timing, TrainError, View};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -14,6 +15,9 @@ pub struct CliSession {
     resuming: bool,
     /// The run directory, on the rank that writes.
     out: Option<PathBuf>,
+    /// What `out` named when the session began: every write after the
+    /// drive checks that it still does.
+    out_inode: Option<Inode>,
     checkpoint: PathBuf,
     /// The curve's title.
     title: String,
@@ -30,16 +34,28 @@ impl CliSession {
         checkpoint: PathBuf,
         title: &str,
     ) -> Self {
-        Self { world, resuming, out, checkpoint, title: title.to_string(), front: None }
+        let out_inode = out.as_deref().and_then(Inode::at);
+        Self { world, resuming, out, out_inode, checkpoint, title: title.to_string(), front: None }
     }
 
     /// Ends the session: metrics made durable and the learning curve drawn.
     pub fn finish(mut self) -> Result<(), CliError> {
-        if let (Some(front), Some(out)) = (self.front.as_mut(), &self.out) {
+        let out = self.placed_out()?.map(|out| out.join("curve.png"));
+        if let (Some(front), Some(curve)) = (self.front.as_mut(), out) {
             front.persist()?;
-            front.plot(&out.join("curve.png"), &self.title)?;
+            front.plot(&curve, &self.title)?;
         }
         Ok(())
+    }
+
+    /// The run directory on the rank that writes, once it is sure to be
+    /// the one the session began with (a write by its path into one
+    /// deleted or moved would make it again, holding that file alone).
+    fn placed_out(&self) -> minnow_train::Result<Option<&Path>> {
+        let Some(out) = &self.out else { return Ok(None) };
+        let inode = self.out_inode.ok_or_else(|| TrainError::RunDirGone { dir: out.clone() })?;
+        inode.check_dir(out)?;
+        Ok(Some(out))
     }
 }
 
@@ -80,14 +96,14 @@ impl Session for CliSession {
     }
 
     fn write(&self, file: &str, contents: &[u8]) -> Result<(), TaskError> {
-        match &self.out {
+        match self.placed_out()? {
             Some(out) => Ok(minnow_nn::write_atomically(&out.join(file), contents)?),
             None => Ok(()),
         }
     }
 
     fn plot(&self, file: &str, title: &str, series: &[(&str, &[(f64, f64)])]) -> Result<(), TaskError> {
-        let Some(out) = &self.out else { return Ok(()) };
+        let Some(out) = self.placed_out()? else { return Ok(()) };
         let series: Vec<_> = series.iter().map(|&(title, points)| crate::plot::Series { title, points }).collect();
         Ok(crate::plot::learning_curves(&out.join(file), title, &series)?)
     }

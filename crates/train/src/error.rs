@@ -98,6 +98,14 @@ pub enum TrainError {
         /// What the operating system said.
         error: std::io::Error,
     },
+    /// The run directory was deleted or moved while the run was writing
+    /// into it: the run stopped at its next write rather than write into
+    /// files nobody will find (or make the directory again, empty).
+    #[error("the run directory {} is gone (deleted or moved while the run was writing into it), so the run stopped", dir.display())]
+    RunDirGone {
+        /// Where the directory was.
+        dir: std::path::PathBuf,
+    },
     /// A training step's loss came out NaN or infinite (a learning rate
     /// too large, say): nothing was updated from it.
     #[error("training step {step}: the loss is not finite ({value}); lower the learning rate")]

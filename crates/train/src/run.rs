@@ -182,6 +182,13 @@ pub fn drive(
     let mut metrics = Metrics::with_capacity(METRICS_ROOM);
     let mut timing = Timing::default();
     let _driving = crate::Driving::start();
+    // The checkpoint's directory is made now, once: a checkpoint never
+    // makes it again, so one deleted or moved while the run writes is an
+    // error, not an empty directory holding the checkpoint alone.
+    let dir = checkpoint.and_then(Path::parent).filter(|d| !d.as_os_str().is_empty());
+    if let Some(dir) = dir {
+        std::fs::create_dir_all(dir).map_err(crate::TrainError::io(dir))?;
+    }
     while run.step() < total && !run.ends_early() {
         let before = run.step();
         let started = Instant::now();
@@ -220,7 +227,13 @@ pub fn drive(
             // A history that cannot be made durable stops the run here,
             // before a checkpoint gets ahead of it.
             observer.persist()?;
-            save(run, path)?;
+            write_checkpoint(run, path, minnow_nn::replace_atomically).map_err(|e| match (e, dir) {
+                (
+                    crate::TrainError::Nn(minnow_nn::NnError::Io { kind: std::io::ErrorKind::NotFound, .. }),
+                    Some(dir),
+                ) if !dir.is_dir() => crate::TrainError::RunDirGone { dir: dir.to_path_buf() },
+                (e, _) => e,
+            })?;
             timing.checkpoint_seconds += started.elapsed().as_secs_f64();
             observer.observe(Event::Checkpoint { step, path })?;
         }
@@ -231,16 +244,23 @@ pub fn drive(
     Ok(timing)
 }
 
-/// Writes `run`'s checkpoint to `path`.
+/// Writes `run`'s checkpoint to `path` (its directory made if missing).
 pub fn save(run: &dyn Run, path: &Path) -> Result<()> {
+    write_checkpoint(run, path, minnow_nn::write_atomically)
+}
+
+/// Writes `run`'s checkpoint to `path` with `write`, once it is whole (a
+/// non-finite state writes nothing).
+fn write_checkpoint(run: &dyn Run, path: &Path, write: fn(&Path, &[u8]) -> minnow_nn::Result<()>) -> Result<()> {
     let mut writer = RunCheckpointWriter::new(run.task(), &run.identity(), run.step());
     run.save(&mut writer)?;
-    writer.save(path).map_err(|e| match e {
+    let bytes = writer.into_bytes().map_err(|e| match e {
         crate::TrainError::Nn(first_bad @ minnow_nn::NnError::NonFinite { .. }) => {
             crate::TrainError::NonFinite { step: run.step(), first_bad }
         }
         e => e,
-    })
+    })?;
+    Ok(write(path, &bytes)?)
 }
 
 /// Restores `run` (freshly built from its config) from the checkpoint at

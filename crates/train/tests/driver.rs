@@ -249,3 +249,40 @@ fn a_history_that_cannot_be_written_stops_the_run_before_its_next_checkpoint() {
     assert_eq!((run.step(), checkpoint_step()), (9, "6".to_string()));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Deletes the run's directory when it sees the step `at`.
+struct Deletes<'a> {
+    dir: &'a std::path::Path,
+    at: u64,
+}
+
+impl Observer for Deletes<'_> {
+    fn observe(&mut self, event: Event<'_>) -> Result<(), TrainError> {
+        if let Event::Step { step, .. } = event
+            && step == self.at
+        {
+            std::fs::remove_dir_all(self.dir).unwrap();
+        }
+        Ok(())
+    }
+}
+
+/// A checkpoint never makes its directory again: one deleted while the
+/// run writes stops the run saying so, and stays gone.
+#[test]
+fn a_deleted_run_directory_stops_the_run_and_is_not_made_again() {
+    let dir = std::env::temp_dir().join(format!("minnow-driver-gone-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let cadence = Cadence { eval_every: 100, checkpoint_every: 6, eval_at_end: false };
+    let mut run = Toy::new(30, 4);
+    let err = minnow_train::drive(
+        &mut run,
+        cadence,
+        Some(&dir.join("checkpoint.safetensors")),
+        &mut Deletes { dir: &dir, at: 9 },
+    )
+    .unwrap_err();
+    assert!(matches!(&err, TrainError::RunDirGone { dir: gone } if *gone == dir), "{err}");
+    assert_eq!(run.step(), 12);
+    assert!(!dir.exists(), "the checkpoint made the directory again");
+}

@@ -4,6 +4,7 @@
 //! written is history lost, so the error stops the run (the driver
 //! returns it) before a checkpoint gets ahead of the file.
 
+use super::Inode;
 use crate::{Event, Result, TrainError};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -41,13 +42,18 @@ pub(super) struct AppendFile {
     file: Option<BufWriter<File>>,
     /// The step of the last record appended.
     step: u64,
+    /// The file's own inode and its directory's, as opened.
+    inode: Inode,
+    dir: Inode,
 }
 
 impl AppendFile {
     /// Opens `path`, which exists, to append records after `step`.
     pub(super) fn open(path: &Path, step: u64) -> Result<Self> {
         let file = std::fs::OpenOptions::new().append(true).open(path).map_err(TrainError::io(path))?;
-        Ok(Self { path: path.to_path_buf(), file: Some(BufWriter::new(file)), step })
+        let inode = Inode::of(&file.metadata().map_err(TrainError::io(path))?);
+        let dir = Inode::at(parent(path)).ok_or_else(|| TrainError::RunDirGone { dir: parent(path).to_path_buf() })?;
+        Ok(Self { path: path.to_path_buf(), file: Some(BufWriter::new(file)), step, inode, dir })
     }
 
     /// Where the records go.
@@ -66,9 +72,20 @@ impl AppendFile {
         self.io(BufWriter::flush)
     }
 
-    /// Pushes buffered records to the file and the file to the disk.
+    /// Pushes buffered records to the file and the file to the disk, and
+    /// makes sure the file is still where the run put it: one whose
+    /// directory was deleted or moved takes writes that nobody will read.
     pub(super) fn sync(&mut self) -> Result<()> {
-        self.io(|file| file.flush().and_then(|()| file.get_ref().sync_data()))
+        self.io(|file| file.flush().and_then(|()| file.get_ref().sync_data()))?;
+        self.dir.check_dir(parent(&self.path))?;
+        if Inode::at(&self.path) != Some(self.inode) {
+            let error = std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "the file was deleted, moved or replaced while the run was writing to it",
+            );
+            return Err(TrainError::History { path: self.path.clone(), step: self.step, error });
+        }
+        Ok(())
     }
 
     /// Runs `write` on the file; on an error, drops what is buffered and
@@ -85,4 +102,9 @@ impl AppendFile {
         drop(self.file.take().map(BufWriter::into_parts));
         Err(failed(&self.path, self.step, error))
     }
+}
+
+/// The directory `path` is in.
+fn parent(path: &Path) -> &Path {
+    path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."))
 }
