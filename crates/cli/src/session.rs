@@ -19,6 +19,8 @@ pub struct CliSession {
     /// drive checks that it still does.
     out_inode: Option<Inode>,
     checkpoint: PathBuf,
+    /// The run's config as `config.json` holds it.
+    config: String,
     /// The curve's title.
     title: String,
     /// Opened by the first drive.
@@ -26,16 +28,20 @@ pub struct CliSession {
 }
 
 impl CliSession {
-    /// A session writing into `out` (`None` on a rank that writes nothing).
+    /// A session writing into `out` (`None` on a rank that writes
+    /// nothing). A resumed run's `config` replaces `config.json` once its
+    /// checkpoint has taken it (a new run's is written before it starts).
     pub fn new(
         world: Rc<dyn Collective>,
         resuming: bool,
         out: Option<PathBuf>,
         checkpoint: PathBuf,
+        config: &str,
         title: &str,
     ) -> Self {
         let out_inode = out.as_deref().and_then(Inode::at);
-        Self { world, resuming, out, out_inode, checkpoint, title: title.to_string(), front: None }
+        let (config, title) = (config.to_string(), title.to_string());
+        Self { world, resuming, out, out_inode, checkpoint, config, title, front: None }
     }
 
     /// Ends the session: metrics made durable and the learning curve drawn.
@@ -74,6 +80,16 @@ impl Session for CliSession {
 
     fn checkpoint(&self) -> &Path {
         &self.checkpoint
+    }
+
+    fn resume(&self, run: &mut dyn Run) -> minnow_train::Result<()> {
+        if !self.resuming {
+            return Ok(());
+        }
+        minnow_train::resume_training(run, &self.checkpoint)?;
+        // Only now, with the checkpoint taken: a refused resume leaves
+        // config.json saying what the run trained.
+        self.write("config.json", self.config.as_bytes()).map_err(TrainError::Task)
     }
 
     fn drive(&mut self, run: &mut dyn Run, cadence: Cadence, view: View<'_>) -> minnow_train::Result<Timing> {

@@ -94,9 +94,14 @@ fn train_task(
     let writes = world.rank() == 0;
     if writes {
         open_run_dir(&out, &checkpoint, args.resume)?;
-        write_text(&out.join("config.json"), &config.text)?;
+        // A resumed run's config.json waits for its checkpoint to take it
+        // (the session writes it then).
+        if !args.resume {
+            write_text(&out.join("config.json"), &config.text)?;
+        }
     }
-    let mut session = CliSession::new(world.clone(), args.resume, writes.then(|| out.clone()), checkpoint, name);
+    let mut session =
+        CliSession::new(world.clone(), args.resume, writes.then(|| out.clone()), checkpoint, &config.text, name);
     task.train(&config, &mut session).map_err(failed)?;
     session.finish()?;
     if writes {

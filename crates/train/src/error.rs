@@ -106,6 +106,18 @@ pub enum TrainError {
         /// Where the directory was.
         dir: std::path::PathBuf,
     },
+    /// A resume whose step budget is at or below its checkpoint's step:
+    /// nothing is left to train, refused before anything is written.
+    #[error(
+        "cannot resume: the run is already at step {step} (its checkpoint), and this run's budget is {total} \
+         steps; ask for more than {step} to train on"
+    )]
+    NothingToResume {
+        /// The checkpoint's step.
+        step: u64,
+        /// The resumed run's total.
+        total: u64,
+    },
     /// A training step's loss came out NaN or infinite (a learning rate
     /// too large, say): nothing was updated from it.
     #[error("training step {step}: the loss is not finite ({value}); lower the learning rate")]
