@@ -52,3 +52,24 @@ fn an_out_that_cannot_be_a_directory_says_which_path_is_in_the_way() {
     assert!(!nowhere.exists());
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+/// `MINNOW_SIMD` takes the names it documents, lower case; anything else
+/// is refused naming them, before anything runs.
+#[test]
+fn a_minnow_simd_that_names_no_level_is_refused_listing_the_levels() {
+    let root = root("simd");
+    for bad in ["garbage", "Scalar"] {
+        let out = root.join(bad);
+        let err = refused(train_into(&out).env("MINNOW_SIMD", bad));
+        let said = format!("error: MINNOW_SIMD=\"{bad}\": expected one of scalar, avx2, avx512");
+        assert!(err.starts_with(&said), "{err}");
+        assert!(!out.exists(), "{bad}: nothing is written");
+        let err = refused(xtask(&["eval", "cube-solver", "--games", "1"]).env("MINNOW_SIMD", bad));
+        assert!(err.starts_with(&said), "{err}");
+    }
+    for good in ["scalar", "avx2", ""] {
+        let output = train_into(&root.join(format!("run-{good}"))).env("MINNOW_SIMD", good).output().unwrap();
+        assert!(output.status.success(), "{good}: {}", String::from_utf8_lossy(&output.stderr));
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}

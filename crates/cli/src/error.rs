@@ -84,6 +84,9 @@ pub enum CliError {
         /// Where it looked.
         path: PathBuf,
     },
+    /// A `MINNOW_SIMD` that names no level.
+    #[error(transparent)]
+    Simd(#[from] minnow_kernels::UnknownSimdLevel),
     /// A PNG plot that could not be drawn.
     #[error("plot {}: {detail}", path.display())]
     Plot {
