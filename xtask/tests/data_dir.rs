@@ -35,8 +35,7 @@ fn stderr(output: &Output) -> String {
 
 #[test]
 fn eval_finds_pons_positions_where_the_user_points_or_says_where_it_looked() {
-    let root = std::env::temp_dir().join(format!("minnow-xtask-data-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
+    let root = minnow_nn::testing::ScratchDir::new("xtask-data");
     let elsewhere = root.join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
     let binary = copied(&root);
@@ -61,5 +60,4 @@ fn eval_finds_pons_positions_where_the_user_points_or_says_where_it_looked() {
         assert!(found.status.success(), "{}", stderr(&found));
         assert!(String::from_utf8_lossy(&found.stdout).contains("beginning easy          1000"), "{found:?}");
     }
-    std::fs::remove_dir_all(&root).unwrap();
 }

@@ -227,8 +227,7 @@ fn refused(step: u64) -> TrainError {
 /// history made durable.
 #[test]
 fn a_history_that_cannot_be_written_stops_the_run_before_its_next_checkpoint() {
-    let dir = std::env::temp_dir().join(format!("minnow-driver-unwritten-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = minnow_nn::testing::ScratchDir::new("driver-unwritten");
     let path = dir.join("checkpoint.safetensors");
     let cadence = Cadence { eval_every: 100, checkpoint_every: 6, eval_at_end: false };
     let checkpoint_step = || minnow_nn::Checkpoint::load(&path).unwrap().meta("step").unwrap().to_string();
@@ -247,7 +246,6 @@ fn a_history_that_cannot_be_written_stops_the_run_before_its_next_checkpoint() {
     assert!(matches!(err, TrainError::History { step: 9, .. }), "{err}");
     assert_eq!(observer.record.0, ["step 3", "step 6", "persist", "checkpoint 6"]);
     assert_eq!((run.step(), checkpoint_step()), (9, "6".to_string()));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Deletes the run's directory when it sees the step `at`.
@@ -271,8 +269,8 @@ impl Observer for Deletes<'_> {
 /// run writes stops the run saying so, and stays gone.
 #[test]
 fn a_deleted_run_directory_stops_the_run_and_is_not_made_again() {
-    let dir = std::env::temp_dir().join(format!("minnow-driver-gone-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let scratch = minnow_nn::testing::ScratchDir::new("driver-gone");
+    let dir = scratch.join("run");
     let cadence = Cadence { eval_every: 100, checkpoint_every: 6, eval_at_end: false };
     let mut run = Toy::new(30, 4);
     let err = minnow_train::drive(
