@@ -39,7 +39,7 @@ impl Digits {
 }
 
 /// The UCI digits: `digits.csv.gz` in the data directory
-/// ([`data_path`](crate::data::data_path)).
+/// ([`data_path`]).
 pub fn digits_path() -> Result<PathBuf, DataNotFound> {
     data_path("digits.csv.gz", "the UCI digits")
 }

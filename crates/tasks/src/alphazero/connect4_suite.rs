@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 /// Pascal Pons' test positions: `connect4-pons` in the data directory
-/// ([`data_path`](crate::data::data_path)).
+/// ([`data_path`]).
 pub fn pons_dir() -> Result<PathBuf, DataNotFound> {
     data_path("connect4-pons", "Pascal Pons' connect-four test positions")
 }
