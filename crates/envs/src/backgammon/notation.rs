@@ -6,7 +6,7 @@
 //! written through a point only where it hits there (`24/20*/16`), and
 //! `(n)` stands for `n` checkers moved alike (`8/5(2) 6/3(2)`).
 //!
-//! [`write`] gives gnubg's canonical form, the one its hints and match
+//! [`write()`] gives gnubg's canonical form, the one its hints and match
 //! records show: moves by source, highest first; a checker that lands
 //! where a later move starts is one chain with it (gnubg does not know
 //! which checker moved, so neither does the text); a hit is starred once
