@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 /// Long enough (a second or two) that the run is still going when the
 /// test breaks its files, after its first checkpoint.
-const STEPS: &str = "5000";
+const STEPS: &str = "3000";
 const CONFIG: &str = r#"{"checkpoint_every": 100, "eval_every": 500}"#;
 
 fn root(name: &str) -> PathBuf {
