@@ -159,7 +159,7 @@ mod tests {
         let agent = AzAgent::load::<ConnectFour>(&shipped(card.task)).unwrap();
         let inference = agent.config.mcts.inference;
         for (set, label) in PONS_SETS {
-            let positions = pons::load_set(&pons_dir().join(format!("{set}.jsonl.gz"))).unwrap();
+            let positions = pons::load_set(&pons_dir().unwrap().join(format!("{set}.jsonl.gz"))).unwrap();
             let evaluator = NetEvaluator::with_inference(&agent.net, agent.params.clone(), inference).unwrap();
             let mut player = PolicyPlayer::new(evaluator);
             let mistakes = pons::count_mistakes(&positions, |g| player.act(g)).unwrap();
@@ -167,7 +167,7 @@ mod tests {
             card.check(&what, mistakes.to_string());
         }
         let (set, label) = PONS_SETS[2];
-        let positions = pons::load_set(&pons_dir().join(format!("{set}.jsonl.gz"))).unwrap();
+        let positions = pons::load_set(&pons_dir().unwrap().join(format!("{set}.jsonl.gz"))).unwrap();
         let sims = agent.config.eval.simulations;
         let seed = EVAL_SEED ^ 1;
         // As the suite splits them: `eval.threads` contiguous chunks, chunk t

@@ -8,6 +8,7 @@ use clap::Args;
 use minnow_benches::{Budget, Measurement, measure};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 #[derive(Args, Debug)]
@@ -81,8 +82,9 @@ pub fn run(args: BenchArgs) -> Result<(), XtaskError> {
         "vs prev"
     );
     let budget = if args.quick { Budget::QUICK } else { Budget::FULL };
-    let results = measure(&mut workloads, budget, |round| eprint!("\rround {round}/{}", budget.rounds));
-    eprint!("\r");
+    let terminal = std::io::stderr().is_terminal();
+    let results = measure(&mut workloads, budget, |round| eprint!("{}", round_line(terminal, round, budget.rounds)));
+    eprint!("{}", round_line(terminal, 0, budget.rounds));
     for m in &results {
         print_row(m, previous.get(&m.name).copied());
     }
@@ -97,6 +99,18 @@ pub fn run(args: BenchArgs) -> Result<(), XtaskError> {
     }
     minnow_train::outln!("\nwrote {}", stamped.display());
     Ok(())
+}
+
+/// What stderr shows as round `round` of `rounds` finishes (0: the rounds
+/// are over): on a terminal, one line redrawn in place and cleared at the
+/// end; elsewhere nothing, since a file or a log does not go back on `\r`
+/// and the rounds would run together (`round 1/4round 2/4`).
+fn round_line(terminal: bool, round: usize, rounds: usize) -> String {
+    match (terminal, round) {
+        (false, _) => String::new(),
+        (true, 0) => "\r\x1b[K".to_string(),
+        (true, round) => format!("\rround {round}/{rounds}"),
+    }
 }
 
 fn read_previous(path: &PathBuf) -> HashMap<String, f64> {
@@ -163,5 +177,17 @@ fn si(value: f64) -> String {
         v if v >= 1e6 => format!("{:.2}M", v / 1e6),
         v if v >= 1e4 => format!("{:.1}k", v / 1e3),
         v => format!("{v:.1}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::round_line;
+
+    #[test]
+    fn rounds_are_shown_on_a_terminal_only() {
+        let shown: String = (1..=4).chain([0]).map(|r| round_line(true, r, 4)).collect();
+        assert_eq!(shown, "\rround 1/4\rround 2/4\rround 3/4\rround 4/4\r\x1b[K");
+        assert!((0..=4).all(|r| round_line(false, r, 4).is_empty()));
     }
 }

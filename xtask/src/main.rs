@@ -48,7 +48,9 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    minnow_cli::setup();
+    if let Err(e) = minnow_cli::setup() {
+        return minnow_cli::exit_on_error(&e, false);
+    }
     let result: error::Result<()> = match cli.command {
         Command::Train(args) => {
             minnow_cli::stop_on_signal();

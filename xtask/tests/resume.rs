@@ -49,3 +49,26 @@ fn resume_in_a_new_process_is_bit_identical() {
     assert!(err.contains("lr = 0.001, this run is lr = 0.01"), "{err}");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// `--resume` with a step budget at or below the checkpoint's step has
+/// nothing to train: refused, saying where the run is, before config.json
+/// is touched (as is a resume refused for another seed).
+#[test]
+fn a_resume_with_nothing_left_to_train_is_refused_and_writes_nothing() {
+    let out = std::env::temp_dir().join(format!("minnow-xtask-resume-budget-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    train(&out, 300, false);
+    let config = std::fs::read_to_string(out.join("config.json")).unwrap();
+    for steps in ["100", "300"] {
+        let err = common::refused_resume("digits-mlp", &out, &["--steps", steps]);
+        let said = format!("the run is already at step 300 (its checkpoint), and this run's budget is {steps} steps");
+        assert!(err.contains(&said), "{err}");
+        assert_eq!(std::fs::read_to_string(out.join("config.json")).unwrap(), config, "--steps {steps}");
+    }
+    common::refused_resume("digits-mlp", &out, &["--steps", "400", "--seed", "99"]);
+    assert_eq!(std::fs::read_to_string(out.join("config.json")).unwrap(), config, "--seed 99");
+    // A budget above it trains on, and config.json says so.
+    train(&out, 400, true);
+    assert!(std::fs::read_to_string(out.join("config.json")).unwrap().contains("\"steps\": 400"));
+    std::fs::remove_dir_all(&out).unwrap();
+}

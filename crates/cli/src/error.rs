@@ -51,6 +51,15 @@ pub enum CliError {
     /// Flags that do not go together, or a task asked for what it cannot do.
     #[error("train: {0}")]
     Usage(String),
+    /// An `--out` that cannot be made a directory because of a path in it:
+    /// a file, or a symbolic link to nothing.
+    #[error("--out {}: {detail}", out.display())]
+    BadOut {
+        /// The run directory asked for.
+        out: PathBuf,
+        /// Which path is in the way, and how.
+        detail: String,
+    },
     /// `--resume` with no checkpoint in `--out`.
     #[error("--resume: no checkpoint at {}", path.display())]
     NoCheckpoint {
@@ -75,6 +84,9 @@ pub enum CliError {
         /// Where it looked.
         path: PathBuf,
     },
+    /// A `MINNOW_SIMD` that names no level.
+    #[error(transparent)]
+    Simd(#[from] minnow_kernels::UnknownSimdLevel),
     /// A PNG plot that could not be drawn.
     #[error("plot {}: {detail}", path.display())]
     Plot {

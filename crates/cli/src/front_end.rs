@@ -99,8 +99,8 @@ impl FrontEnd {
 }
 
 impl Observer for FrontEnd {
-    fn observe(&mut self, event: Event<'_>) {
-        self.sinks.observe(event);
+    fn observe(&mut self, event: Event<'_>) -> minnow_train::Result<()> {
+        self.sinks.observe(event)?;
         match event {
             Event::Step { step, metrics, .. } => {
                 self.remember(step, metrics);
@@ -116,10 +116,11 @@ impl Observer for FrontEnd {
             }
             Event::Checkpoint { step, .. } => self.bar.set_message(format!("checkpoint at step {step}")),
         }
+        Ok(())
     }
 
-    fn persist(&mut self) {
-        self.sinks.persist();
+    fn persist(&mut self) -> minnow_train::Result<()> {
+        self.sinks.persist()
     }
 }
 

@@ -74,8 +74,11 @@ enum Command {
 /// Runs go to `runs/NAME` under the working directory unless `--out`.
 pub fn main(registry: Registry) -> ExitCode {
     let root = std::path::Path::new(".");
-    setup();
-    match Cli::parse().command {
+    let command = Cli::parse().command;
+    if let Err(e) = setup() {
+        return exit_code(Err(e));
+    }
+    match command {
         Command::Train(args) => {
             stop_on_signal();
             exit_code(train(&args, &registry, root))

@@ -26,12 +26,33 @@ fn register_font() {
 
 /// Draws the series side by side into a PNG.
 pub fn learning_curves(path: &Path, heading: &str, series: &[Series<'_>]) -> Result<(), CliError> {
-    register_font();
     let fail = |e: &dyn std::fmt::Display| CliError::Plot { path: path.to_path_buf(), detail: e.to_string() };
-    let width = 480 * series.len().max(1) as u32;
-    let root = BitMapBackend::new(path, (width, 400)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| fail(&e))?;
-    let root = root.titled(heading, ("sans-serif", 20)).map_err(|e| fail(&e))?;
+    let (width, height) = (480 * series.len().max(1) as u32, 400);
+    let mut rgb = vec![0u8; 3 * width as usize * height as usize];
+    draw(&mut rgb, (width, height), heading, series).map_err(|e| fail(&e))?;
+    // Encoded in memory and written in one checked call: the bitmap
+    // backend's own file writer loses a failed last write unseen.
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().map_err(|e| fail(&e))?;
+    writer.write_image_data(&rgb).map_err(|e| fail(&e))?;
+    writer.finish().map_err(|e| fail(&e))?;
+    std::fs::write(path, bytes).map_err(CliError::io(path))
+}
+
+/// Draws the series side by side into `rgb`, a `size` image.
+fn draw(
+    rgb: &mut [u8],
+    size: (u32, u32),
+    heading: &str,
+    series: &[Series<'_>],
+) -> Result<(), DrawingAreaErrorKind<<BitMapBackend<'static> as DrawingBackend>::ErrorType>> {
+    register_font();
+    let root = BitMapBackend::with_buffer(rgb, size).into_drawing_area();
+    root.fill(&WHITE)?;
+    let root = root.titled(heading, ("sans-serif", 20))?;
     for (area, s) in root.split_evenly((1, series.len().max(1))).into_iter().zip(series) {
         let (x_max, (y_min, y_max)) = bounds(s.points);
         // Integer steps on the x axis, so ticks fall on whole steps.
@@ -40,20 +61,18 @@ pub fn learning_curves(path: &Path, heading: &str, series: &[Series<'_>]) -> Res
             .margin(12)
             .x_label_area_size(30)
             .y_label_area_size(50)
-            .build_cartesian_2d(0..x_max.ceil() as u64, y_min..y_max)
-            .map_err(|e| fail(&e))?;
+            .build_cartesian_2d(0..x_max.ceil() as u64, y_min..y_max)?;
         chart
             .configure_mesh()
             .x_desc("step")
             .x_labels(6)
             .x_label_formatter(&|step| step_label(*step))
             .light_line_style(WHITE.mix(0.0))
-            .draw()
-            .map_err(|e| fail(&e))?;
+            .draw()?;
         let points = s.points.iter().map(|&(step, value)| (step.round() as u64, value));
-        chart.draw_series(LineSeries::new(points, &BLUE)).map_err(|e| fail(&e))?;
+        chart.draw_series(LineSeries::new(points, &BLUE))?;
     }
-    root.present().map_err(|e| fail(&e))
+    root.present()
 }
 
 /// A step count as a short tick label: 750, 12k, 2.5k, 1M, 2.5M.
@@ -119,5 +138,15 @@ mod tests {
         super::learning_curves(&path, "test", &[super::Series { title: "loss", points: &points }]).unwrap();
         assert!(std::fs::metadata(&path).unwrap().len() > 1000);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_plot_that_cannot_be_written_is_an_error() {
+        // /dev/full refuses every write with ENOSPC, as a full disk does.
+        let full = std::path::Path::new("/dev/full");
+        let points = [(1.0, 1.0), (2.0, 0.5)];
+        let e = super::learning_curves(full, "test", &[super::Series { title: "loss", points: &points }]).unwrap_err();
+        let text = crate::chain(&e);
+        assert!(text.starts_with("/dev/full: No space left on device"), "{text}");
     }
 }

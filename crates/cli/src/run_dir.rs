@@ -17,7 +17,7 @@ pub fn run_paths(out: Option<&Path>, root: &Path, name: &str) -> (PathBuf, PathB
 /// The directory is locked for the rest of the process (a second live run
 /// into it is refused) and temporary files a killed run left are removed.
 pub fn open_run_dir(out: &Path, checkpoint: &Path, resume: bool) -> Result<(), CliError> {
-    std::fs::create_dir_all(out).map_err(CliError::io(out))?;
+    std::fs::create_dir_all(out).map_err(|e| in_the_way(out).unwrap_or_else(|| CliError::io(out)(e)))?;
     lock(out)?;
     for entry in std::fs::read_dir(out).map_err(CliError::io(out))?.flatten() {
         if entry.file_name().to_string_lossy().ends_with(".tmp") {
@@ -29,6 +29,30 @@ pub fn open_run_dir(out: &Path, checkpoint: &Path, resume: bool) -> Result<(), C
         (false, true) => Err(CliError::RunExists { out: out.to_path_buf() }),
         _ => Ok(()),
     }
+}
+
+/// Why `out` cannot be made a directory, when a path in it is in the way:
+/// the nearest one that exists is a file, or a symbolic link to nothing
+/// (where the system says only "File exists").
+fn in_the_way(out: &Path) -> Option<CliError> {
+    let bad = |detail: String| Some(CliError::BadOut { out: out.to_path_buf(), detail });
+    for path in out.ancestors().filter(|p| !p.as_os_str().is_empty()) {
+        let Ok(meta) = std::fs::symlink_metadata(path) else { continue };
+        let shown = path.display();
+        if meta.file_type().is_symlink() && !path.exists() {
+            let target = std::fs::read_link(path).unwrap_or_default();
+            let target = target.display();
+            return bad(format!(
+                "{shown} is a symbolic link to {target}, which does not exist; make {target}, or pass another --out"
+            ));
+        }
+        return if path.is_dir() {
+            None
+        } else {
+            bad(format!("{shown} is a file, not a directory; pass another --out"))
+        };
+    }
+    None
 }
 
 /// Takes `out`'s advisory lock until the process ends (again, harmlessly,

@@ -4,7 +4,8 @@
 use crate::error::CliError;
 use crate::front_end::FrontEnd;
 use minnow_dist::Collective;
-use minnow_train::{Cadence, Event, Observer, Progress, Run, Session, TaskError, Timing, View};
+use minnow_train::sinks::Inode;
+use minnow_train::{Cadence, Event, Observer, Progress, Run, Session, TaskError, Timing, TrainError, View};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -14,7 +15,12 @@ pub struct CliSession {
     resuming: bool,
     /// The run directory, on the rank that writes.
     out: Option<PathBuf>,
+    /// What `out` named when the session began: every write after the
+    /// drive checks that it still does.
+    out_inode: Option<Inode>,
     checkpoint: PathBuf,
+    /// The run's config as `config.json` holds it.
+    config: String,
     /// The curve's title.
     title: String,
     /// Opened by the first drive.
@@ -22,24 +28,40 @@ pub struct CliSession {
 }
 
 impl CliSession {
-    /// A session writing into `out` (`None` on a rank that writes nothing).
+    /// A session writing into `out` (`None` on a rank that writes
+    /// nothing). A resumed run's `config` replaces `config.json` once its
+    /// checkpoint has taken it (a new run's is written before it starts).
     pub fn new(
         world: Rc<dyn Collective>,
         resuming: bool,
         out: Option<PathBuf>,
         checkpoint: PathBuf,
+        config: &str,
         title: &str,
     ) -> Self {
-        Self { world, resuming, out, checkpoint, title: title.to_string(), front: None }
+        let out_inode = out.as_deref().and_then(Inode::at);
+        let (config, title) = (config.to_string(), title.to_string());
+        Self { world, resuming, out, out_inode, checkpoint, config, title, front: None }
     }
 
     /// Ends the session: metrics made durable and the learning curve drawn.
     pub fn finish(mut self) -> Result<(), CliError> {
-        if let (Some(front), Some(out)) = (self.front.as_mut(), &self.out) {
-            front.persist();
-            front.plot(&out.join("curve.png"), &self.title)?;
+        let out = self.placed_out()?.map(|out| out.join("curve.png"));
+        if let (Some(front), Some(curve)) = (self.front.as_mut(), out) {
+            front.persist()?;
+            front.plot(&curve, &self.title)?;
         }
         Ok(())
+    }
+
+    /// The run directory on the rank that writes, once it is sure to be
+    /// the one the session began with (a write by its path into one
+    /// deleted or moved would make it again, holding that file alone).
+    fn placed_out(&self) -> minnow_train::Result<Option<&Path>> {
+        let Some(out) = &self.out else { return Ok(None) };
+        let inode = self.out_inode.ok_or_else(|| TrainError::RunDirGone { dir: out.clone() })?;
+        inode.check_dir(out)?;
+        Ok(Some(out))
     }
 }
 
@@ -60,6 +82,16 @@ impl Session for CliSession {
         &self.checkpoint
     }
 
+    fn resume(&self, run: &mut dyn Run) -> minnow_train::Result<()> {
+        if !self.resuming {
+            return Ok(());
+        }
+        minnow_train::resume_training(run, &self.checkpoint)?;
+        // Only now, with the checkpoint taken: a refused resume leaves
+        // config.json saying what the run trained.
+        self.write("config.json", self.config.as_bytes()).map_err(TrainError::Task)
+    }
+
     fn drive(&mut self, run: &mut dyn Run, cadence: Cadence, view: View<'_>) -> minnow_train::Result<Timing> {
         let Some(out) = &self.out else { return minnow_train::drive(run, cadence, None, view.observer) };
         let front = match &mut self.front {
@@ -72,21 +104,22 @@ impl Session for CliSession {
         driven
     }
 
-    fn record(&mut self, step: u64, metrics: &[(&'static str, f64)]) {
-        if let Some(front) = &mut self.front {
-            front.observe(Event::Eval { step, metrics });
+    fn record(&mut self, step: u64, metrics: &[(&'static str, f64)]) -> minnow_train::Result<()> {
+        match &mut self.front {
+            Some(front) => front.observe(Event::Eval { step, metrics }),
+            None => Ok(()),
         }
     }
 
     fn write(&self, file: &str, contents: &[u8]) -> Result<(), TaskError> {
-        match &self.out {
+        match self.placed_out()? {
             Some(out) => Ok(minnow_nn::write_atomically(&out.join(file), contents)?),
             None => Ok(()),
         }
     }
 
     fn plot(&self, file: &str, title: &str, series: &[(&str, &[(f64, f64)])]) -> Result<(), TaskError> {
-        let Some(out) = &self.out else { return Ok(()) };
+        let Some(out) = self.placed_out()? else { return Ok(()) };
         let series: Vec<_> = series.iter().map(|&(title, points)| crate::plot::Series { title, points }).collect();
         Ok(crate::plot::learning_curves(&out.join(file), title, &series)?)
     }

@@ -4,13 +4,16 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Builds rayon's pool with a main thread's stack on each worker (a
-/// one-process run trains on one of them) and flushes subnormal floats to
-/// zero on this thread and on the pool's (they take a slow path on x86 and
-/// training never needs them; see `minnow_kernels::flush_denormals`),
-/// unless `MINNOW_KEEP_DENORMALS=1`. Call it first, before any parallel
-/// work.
-pub fn setup() {
+/// Refuses a `MINNOW_SIMD` that names no level
+/// (`minnow_kernels::requested_level`), builds rayon's pool with a main
+/// thread's stack on each worker (a one-process run trains on one of
+/// them) and flushes subnormal floats to zero on this thread and on the
+/// pool's (they take a slow path on x86 and training never needs them;
+/// see `minnow_kernels::flush_denormals`), unless
+/// `MINNOW_KEEP_DENORMALS=1`. Call it first, before any kernel or
+/// parallel work.
+pub fn setup() -> Result<(), crate::CliError> {
+    minnow_kernels::requested_level()?;
     let flush = std::env::var_os("MINNOW_KEEP_DENORMALS").is_none();
     if flush {
         minnow_kernels::flush_denormals();
@@ -22,6 +25,7 @@ pub fn setup() {
     });
     // A program that built the pool already keeps its own.
     let _ = pool.build_global();
+    Ok(())
 }
 
 static RUN_RETURNED: AtomicBool = AtomicBool::new(false);

@@ -41,6 +41,11 @@ pub fn train(args: &TrainArgs, registry: &Registry, root: &Path) -> Result<(), C
             result
         });
     }
+    if args.distributed {
+        // Before joining a process group: a task that never trains
+        // distributed is the answer, not how this binary was built.
+        check_distributed(task, registry, args)?;
+    }
     let world = minnow_dist::world(args.distributed)?;
     let result = train_task(task, args, registry, root, &world);
     crate::signals::run_returned();
@@ -67,13 +72,8 @@ fn train_task(
     let name = task.name();
     let failed = |source| CliError::Task { task: name.to_string(), source };
     let distributed = args.distributed || world.size() > 1;
-    if distributed && task.distributed().is_none() && args.sweep_seeds.is_none() {
-        let able: Vec<String> =
-            registry.iter().filter_map(|t| Some(format!("{} ({})", t.name(), t.distributed()?))).collect();
-        return Err(CliError::Usage(format!(
-            "'{name}' does not train distributed; these do: {}",
-            if able.is_empty() { "none".to_string() } else { able.join(", ") }
-        )));
+    if distributed {
+        check_distributed(task, registry, args)?;
     }
     let overrides = read_overrides(args.config.as_deref())?;
     let config = task
@@ -94,9 +94,14 @@ fn train_task(
     let writes = world.rank() == 0;
     if writes {
         open_run_dir(&out, &checkpoint, args.resume)?;
-        write_text(&out.join("config.json"), &config.text)?;
+        // A resumed run's config.json waits for its checkpoint to take it
+        // (the session writes it then).
+        if !args.resume {
+            write_text(&out.join("config.json"), &config.text)?;
+        }
     }
-    let mut session = CliSession::new(world.clone(), args.resume, writes.then(|| out.clone()), checkpoint, name);
+    let mut session =
+        CliSession::new(world.clone(), args.resume, writes.then(|| out.clone()), checkpoint, &config.text, name);
     task.train(&config, &mut session).map_err(failed)?;
     session.finish()?;
     if writes {
@@ -110,6 +115,22 @@ fn train_task(
         minnow_train::outln!("wrote {}/{{{}}}", out.display(), files.join(", "));
     }
     Ok(())
+}
+
+/// Refuses to train `task` as several processes when it does not (a seed
+/// sweep spreads its seeds over them whatever the task), naming the tasks
+/// that do.
+fn check_distributed(task: &dyn AnyTask, registry: &Registry, args: &TrainArgs) -> Result<(), CliError> {
+    if task.distributed().is_some() || args.sweep_seeds.is_some() {
+        return Ok(());
+    }
+    let able: Vec<String> =
+        registry.iter().filter_map(|t| Some(format!("{} ({})", t.name(), t.distributed()?))).collect();
+    Err(CliError::Usage(format!(
+        "'{}' does not train distributed; these do: {}",
+        task.name(),
+        if able.is_empty() { "none".to_string() } else { able.join(", ") }
+    )))
 }
 
 /// Seeds `A..B` (inclusive) or a single seed.

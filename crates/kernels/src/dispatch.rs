@@ -19,8 +19,10 @@ thread_local! {
 }
 
 /// The level kernel calls on this thread run with: the best this CPU
-/// supports (detected once, cached), capped by `MINNOW_SIMD=scalar|avx2`
-/// and by [`with_level`].
+/// supports (detected once, cached), capped by `MINNOW_SIMD` (one of
+/// [`SIMD_LEVELS`]) and by [`with_level`]. A `MINNOW_SIMD` that names no
+/// level is not applied, with a warning on stderr; a front end refuses it
+/// before any kernel runs ([`requested_level`]).
 pub fn level() -> Level {
     let detected = match LEVEL.load(Ordering::Relaxed) {
         0 => Level::Scalar,
@@ -50,12 +52,54 @@ pub fn supported_levels() -> Vec<Level> {
     [Level::Scalar, Level::Avx2, Level::Avx512].into_iter().filter(|&l| l <= best).collect()
 }
 
-fn requested() -> Level {
-    match std::env::var("MINNOW_SIMD").as_deref() {
-        Ok("scalar") => Level::Scalar,
-        Ok("avx2") => Level::Avx2,
-        _ => Level::Avx512,
+/// What `MINNOW_SIMD` may say, and the level each caps kernels at.
+pub const SIMD_LEVELS: [(&str, Level); 3] =
+    [("scalar", Level::Scalar), ("avx2", Level::Avx2), ("avx512", Level::Avx512)];
+
+/// A `MINNOW_SIMD` that names none of [`SIMD_LEVELS`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownSimdLevel {
+    /// The value found.
+    pub found: String,
+}
+
+impl std::fmt::Display for UnknownSimdLevel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = SIMD_LEVELS.iter().map(|(name, _)| *name).collect();
+        write!(
+            f,
+            "MINNOW_SIMD={:?}: expected one of {} (or unset, for the best this CPU has)",
+            self.found,
+            names.join(", ")
+        )
     }
+}
+
+impl std::error::Error for UnknownSimdLevel {}
+
+/// The cap `MINNOW_SIMD` asks for: `None` when it is unset (or empty), an
+/// error when it names no level. Front ends call it first, to refuse a
+/// mistyped value before anything runs.
+pub fn requested_level() -> Result<Option<Level>, UnknownSimdLevel> {
+    parse_level(std::env::var_os("MINNOW_SIMD").as_deref())
+}
+
+fn parse_level(value: Option<&std::ffi::OsStr>) -> Result<Option<Level>, UnknownSimdLevel> {
+    let Some(value) = value.filter(|v| !v.is_empty()) else { return Ok(None) };
+    let found = value.to_string_lossy();
+    match SIMD_LEVELS.iter().find(|(name, _)| *name == found) {
+        Some(&(_, level)) => Ok(Some(level)),
+        None => Err(UnknownSimdLevel { found: found.into_owned() }),
+    }
+}
+
+fn requested() -> Level {
+    requested_level()
+        .unwrap_or_else(|unknown| {
+            eprintln!("warning: {unknown}; kernels run at the best level this CPU has");
+            None
+        })
+        .unwrap_or(Level::Avx512)
 }
 
 static BF16: AtomicU8 = AtomicU8::new(u8::MAX);
@@ -172,4 +216,25 @@ macro_rules! kernel {
             }
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Level, parse_level};
+    use std::ffi::OsStr;
+
+    #[test]
+    fn minnow_simd_takes_the_documented_names_and_refuses_the_rest() {
+        let parse = |value: &str| parse_level(Some(OsStr::new(value)));
+        assert_eq!(parse_level(None), Ok(None));
+        assert_eq!(parse(""), Ok(None));
+        assert_eq!(parse("scalar"), Ok(Some(Level::Scalar)));
+        assert_eq!(parse("avx2"), Ok(Some(Level::Avx2)));
+        assert_eq!(parse("avx512"), Ok(Some(Level::Avx512)));
+        for bad in ["Scalar", "AVX2", "garbage", " avx2", "sse"] {
+            let e = parse(bad).unwrap_err().to_string();
+            let want = format!("MINNOW_SIMD=\"{bad}\": expected one of scalar, avx2, avx512 (or unset");
+            assert!(e.starts_with(&want), "{e}");
+        }
+    }
 }

@@ -53,7 +53,9 @@ pub use activation::*;
 pub use adam::{AdamParams, adam_step};
 pub use bf16::{PackedBf16, bf16_to_f32, f32_to_bf16, linear_bf16, linear_bf16_scratch, pack_bf16, packed_bf16_len};
 pub use denormals::flush_denormals;
-pub use dispatch::{Level, bf16_native, level, supported_levels, with_level};
+pub use dispatch::{
+    Level, SIMD_LEVELS, UnknownSimdLevel, bf16_native, level, requested_level, supported_levels, with_level,
+};
 pub use elementwise::*;
 pub use gelu::{gelu, gelu_backward};
 pub use gemm::{Par, View, ViewMut, gemm, gemm_threads};

@@ -32,10 +32,11 @@ fn dir(name: &str) -> PathBuf {
 struct Reports(Vec<(u64, &'static str, f64)>);
 
 impl minnow_train::Observer for Reports {
-    fn observe(&mut self, event: minnow_train::Event<'_>) {
+    fn observe(&mut self, event: minnow_train::Event<'_>) -> minnow_train::Result<()> {
         if let minnow_train::Event::Step { step, metrics, .. } | minnow_train::Event::Eval { step, metrics } = event {
             self.0.extend(metrics.iter().map(|&(name, value)| (step, name, value)));
         }
+        Ok(())
     }
 }
 

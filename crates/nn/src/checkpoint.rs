@@ -107,8 +107,13 @@ impl CheckpointWriter {
     }
 
     /// Writes `path` atomically: temporary file, fsync, rename, fsync of
-    /// the directory.
+    /// the directory ([`write_atomically`]).
     pub fn save(self, path: &Path) -> Result<()> {
+        write_atomically(path, &self.into_bytes()?)
+    }
+
+    /// The file's bytes, as [`save`](Self::save) writes them.
+    pub fn into_bytes(self) -> Result<Vec<u8>> {
         if let Some(error) = self.non_finite {
             return Err(error);
         }
@@ -124,9 +129,7 @@ impl CheckpointWriter {
                     .map_err(|e| NnError::CorruptCheckpoint { detail: format!("tensor '{name}': {e}") })
             })
             .collect::<Result<Vec<_>>>()?;
-        let bytes = safetensors::serialize(views, Some(metadata))
-            .map_err(|e| NnError::CorruptCheckpoint { detail: e.to_string() })?;
-        write_atomically(path, &bytes)
+        safetensors::serialize(views, Some(metadata)).map_err(|e| NnError::CorruptCheckpoint { detail: e.to_string() })
     }
 }
 
@@ -151,10 +154,19 @@ fn io_error(path: &Path, e: std::io::Error) -> NnError {
 
 /// Writes `bytes` to `path` so that a crash at any moment leaves the old
 /// file or the new one whole: a temporary file beside it (`.NAME.tmp`),
-/// synced, renamed over `path`, and the directory synced.
+/// synced, renamed over `path`, and the directory synced. The directory is
+/// made if missing.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = dir_of(path);
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
+    replace_atomically(path, bytes)
+}
+
+/// [`write_atomically`] into a directory that must exist: one deleted or
+/// moved since its owner made it is an error (`NotFound`: the temporary
+/// file cannot be made there), never made again holding this file alone.
+pub fn replace_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = dir_of(path);
     let tmp: PathBuf = dir.join(format!(".{}.tmp", path.file_name().and_then(|n| n.to_str()).unwrap_or("checkpoint")));
     let mut file = std::fs::File::create(&tmp).map_err(|e| io_error(&tmp, e))?;
     file.write_all(bytes).and_then(|_| file.sync_all()).map_err(|e| io_error(&tmp, e))?;
@@ -165,6 +177,11 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// The directory `path` is in.
+fn dir_of(path: &Path) -> &Path {
+    path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."))
 }
 
 /// A tensor's values as read: f32, or bytes for codes their owner packs.

@@ -70,7 +70,7 @@ pub mod testing;
 
 pub use activation::Activation;
 pub use batch_norm::{BatchNorm1d, BatchNorm1dConfig};
-pub use checkpoint::{CHECKSUM_KEY, Checkpoint, CheckpointWriter, write_atomically};
+pub use checkpoint::{CHECKSUM_KEY, Checkpoint, CheckpointWriter, replace_atomically, write_atomically};
 pub use conv::{Conv2d, Conv2dConfig, MaxPool2d};
 pub use data::{Batches, Dataset, Examples};
 pub use digits_cnn::{DigitsCnn, DigitsCnnConfig};

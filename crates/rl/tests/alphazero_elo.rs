@@ -31,11 +31,12 @@ fn config() -> AzConfig {
 struct Ratings(Vec<(u64, f64, f64)>);
 
 impl Observer for Ratings {
-    fn observe(&mut self, event: Event<'_>) {
+    fn observe(&mut self, event: Event<'_>) -> minnow_train::Result<()> {
         if let Event::Eval { step, metrics } = event {
             let get = |key| metrics.iter().find(|(k, _)| *k == key).map(|m| m.1).expect(key);
             self.0.push((step, get("elo"), get("best_iteration")));
         }
+        Ok(())
     }
 }
 

@@ -34,10 +34,11 @@ fn config(yardstick_games: usize) -> AzConfig {
 struct Evals(Vec<Vec<(&'static str, f64)>>);
 
 impl Observer for Evals {
-    fn observe(&mut self, event: Event<'_>) {
+    fn observe(&mut self, event: Event<'_>) -> minnow_train::Result<()> {
         if let Event::Eval { metrics, .. } = event {
             self.0.push(metrics.to_vec());
         }
+        Ok(())
     }
 }
 

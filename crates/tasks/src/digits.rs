@@ -3,6 +3,7 @@
 //! as several ranks (every rank trains the same steps on its share of each
 //! batch, rank 0 alone writes).
 
+use crate::data::{DataNotFound, data_path};
 use minnow_train::supervised::{DigitsConfig, DigitsRun};
 use minnow_train::{Cadence, Session, Task, TaskError, View};
 use std::path::PathBuf;
@@ -37,9 +38,10 @@ impl Digits {
     };
 }
 
-/// The UCI digits in the repository.
-pub fn digits_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/digits.csv.gz")
+/// The UCI digits: `digits.csv.gz` in the data directory
+/// ([`data_path`]).
+pub fn digits_path() -> Result<PathBuf, DataNotFound> {
+    data_path("digits.csv.gz", "the UCI digits")
 }
 
 impl Task for Digits {
@@ -76,7 +78,7 @@ impl Task for Digits {
     }
 
     fn train(&self, config: &DigitsConfig, session: &mut dyn Session) -> Result<(), TaskError> {
-        let (train, test) = minnow_train::load_digits(&digits_path())?;
+        let (train, test) = minnow_train::load_digits(&digits_path()?)?;
         let mut run = DigitsRun::new(config.clone(), train, test)?;
         session.resume(&mut run)?;
         let world = session.world().clone();

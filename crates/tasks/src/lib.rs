@@ -48,6 +48,7 @@ pub mod backgammon;
 mod cartpole;
 mod cube;
 pub mod cube_solver;
+pub mod data;
 pub mod digits;
 pub mod dqn;
 pub mod eval;

@@ -105,6 +105,11 @@ impl RunCheckpointWriter {
         let inner = self.inner.take().unwrap_or_default();
         Ok(inner.save(path)?)
     }
+
+    /// The file's bytes, as [`save`](Self::save) writes them.
+    pub fn into_bytes(&mut self) -> Result<Vec<u8>> {
+        Ok(self.inner.take().unwrap_or_default().into_bytes()?)
+    }
 }
 
 /// A run checkpoint read back, its header checked.

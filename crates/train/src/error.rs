@@ -79,6 +79,45 @@ pub enum TrainError {
         /// What is wrong with it.
         detail: String,
     },
+    /// A metrics file (the run's history) could not be written: the run
+    /// stopped rather than train on without it. Its last checkpoint was
+    /// written after the history up to it was synced, so a resume continues
+    /// with no line lost or repeated. (`error` is in the message, not the
+    /// error's `source`, so that the file and the system's words come
+    /// first.)
+    #[error(
+        "{}: {error}: the run's history could not be written at step {step}, so the run stopped; its last \
+         checkpoint matches the history written (continue with --resume once the file can be written)",
+        path.display()
+    )]
+    History {
+        /// The metrics file.
+        path: std::path::PathBuf,
+        /// The step of the last record the run had for it.
+        step: u64,
+        /// What the operating system said.
+        error: std::io::Error,
+    },
+    /// The run directory was deleted or moved while the run was writing
+    /// into it: the run stopped at its next write rather than write into
+    /// files nobody will find (or make the directory again, empty).
+    #[error("the run directory {} is gone (deleted or moved while the run was writing into it), so the run stopped", dir.display())]
+    RunDirGone {
+        /// Where the directory was.
+        dir: std::path::PathBuf,
+    },
+    /// A resume whose step budget is at or below its checkpoint's step:
+    /// nothing is left to train, refused before anything is written.
+    #[error(
+        "cannot resume: the run is already at step {step} (its checkpoint), and this run's budget is {total} \
+         steps; ask for more than {step} to train on"
+    )]
+    NothingToResume {
+        /// The checkpoint's step.
+        step: u64,
+        /// The resumed run's total.
+        total: u64,
+    },
     /// A training step's loss came out NaN or infinite (a learning rate
     /// too large, say): nothing was updated from it.
     #[error("training step {step}: the loss is not finite ({value}); lower the learning rate")]

@@ -52,7 +52,8 @@ pub use run::{Cadence, Metrics, Run, Timing, drive, resume, save};
 use stop::Driving;
 pub use stop::{request_stop, request_stop_held, stop_requested};
 pub use task::{
-    AnyTask, Configured, Evaluate, Evaluation, Registry, Session, Sweep, Task, TaskError, View, write_json,
+    AnyTask, Configured, Evaluate, Evaluation, Registry, Session, Sweep, Task, TaskError, View, resume_training,
+    write_json,
 };
 
 /// Reads the UCI digits from `data/digits.csv.gz` (pixels scaled to [0, 1])

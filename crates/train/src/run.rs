@@ -69,10 +69,11 @@ const METRICS_ROOM: usize = 32;
 /// // An observer sees every step, evaluation and checkpoint.
 /// struct Evals(Vec<u64>);
 /// impl Observer for Evals {
-///     fn observe(&mut self, event: Event<'_>) {
+///     fn observe(&mut self, event: Event<'_>) -> Result<()> {
 ///         if let Event::Eval { step, .. } = event {
 ///             self.0.push(step);
 ///         }
+///         Ok(())
 ///     }
 /// }
 /// let mut evals = Evals(Vec::new());
@@ -167,7 +168,9 @@ fn crossed(before: u64, after: u64, every: u64) -> bool {
 /// checkpointing (to `checkpoint`, if given) on the cadence and telling
 /// `observer` everything. After [`request_stop`](crate::request_stop) it
 /// finishes the step under way, checkpoints and returns
-/// [`TrainError::Stopped`](crate::TrainError::Stopped).
+/// [`TrainError::Stopped`](crate::TrainError::Stopped). An observer's
+/// error (a metrics file that cannot be written) ends the run with that
+/// error, its last checkpoint the one its history was made durable for.
 pub fn drive(
     run: &mut dyn Run,
     cadence: Cadence,
@@ -179,6 +182,13 @@ pub fn drive(
     let mut metrics = Metrics::with_capacity(METRICS_ROOM);
     let mut timing = Timing::default();
     let _driving = crate::Driving::start();
+    // The checkpoint's directory is made now, once: a checkpoint never
+    // makes it again, so one deleted or moved while the run writes is an
+    // error, not an empty directory holding the checkpoint alone.
+    let dir = checkpoint.and_then(Path::parent).filter(|d| !d.as_os_str().is_empty());
+    if let Some(dir) = dir {
+        std::fs::create_dir_all(dir).map_err(crate::TrainError::io(dir))?;
+    }
     while run.step() < total && !run.ends_early() {
         let before = run.step();
         let started = Instant::now();
@@ -195,7 +205,7 @@ pub fn drive(
         timing.train_seconds += started.elapsed().as_secs_f64();
         let step = run.step();
         if !metrics.is_empty() {
-            observer.observe(Event::Step { step, total, metrics: &metrics });
+            observer.observe(Event::Step { step, total, metrics: &metrics })?;
         }
         let stop = run.stop_requested();
         let done = step >= total || run.ends_early();
@@ -204,7 +214,7 @@ pub fn drive(
             metrics.clear();
             run.evaluate(&mut metrics)?;
             timing.eval_seconds += started.elapsed().as_secs_f64();
-            observer.observe(Event::Eval { step, metrics: &metrics });
+            observer.observe(Event::Eval { step, metrics: &metrics })?;
         }
         let on_cadence = crossed(before, step, cadence.checkpoint_every) || done;
         if stop && !on_cadence {
@@ -214,10 +224,18 @@ pub fn drive(
             && (on_cadence || stop)
         {
             let started = Instant::now();
-            observer.persist();
-            save(run, path)?;
+            // A history that cannot be made durable stops the run here,
+            // before a checkpoint gets ahead of it.
+            observer.persist()?;
+            write_checkpoint(run, path, minnow_nn::replace_atomically).map_err(|e| match (e, dir) {
+                (
+                    crate::TrainError::Nn(minnow_nn::NnError::Io { kind: std::io::ErrorKind::NotFound, .. }),
+                    Some(dir),
+                ) if !dir.is_dir() => crate::TrainError::RunDirGone { dir: dir.to_path_buf() },
+                (e, _) => e,
+            })?;
             timing.checkpoint_seconds += started.elapsed().as_secs_f64();
-            observer.observe(Event::Checkpoint { step, path });
+            observer.observe(Event::Checkpoint { step, path })?;
         }
         if stop && !done {
             return Err(crate::TrainError::Stopped { step });
@@ -226,16 +244,23 @@ pub fn drive(
     Ok(timing)
 }
 
-/// Writes `run`'s checkpoint to `path`.
+/// Writes `run`'s checkpoint to `path` (its directory made if missing).
 pub fn save(run: &dyn Run, path: &Path) -> Result<()> {
+    write_checkpoint(run, path, minnow_nn::write_atomically)
+}
+
+/// Writes `run`'s checkpoint to `path` with `write`, once it is whole (a
+/// non-finite state writes nothing).
+fn write_checkpoint(run: &dyn Run, path: &Path, write: fn(&Path, &[u8]) -> minnow_nn::Result<()>) -> Result<()> {
     let mut writer = RunCheckpointWriter::new(run.task(), &run.identity(), run.step());
     run.save(&mut writer)?;
-    writer.save(path).map_err(|e| match e {
+    let bytes = writer.into_bytes().map_err(|e| match e {
         crate::TrainError::Nn(first_bad @ minnow_nn::NnError::NonFinite { .. }) => {
             crate::TrainError::NonFinite { step: run.step(), first_bad }
         }
         e => e,
-    })
+    })?;
+    Ok(write(path, &bytes)?)
 }
 
 /// Restores `run` (freshly built from its config) from the checkpoint at

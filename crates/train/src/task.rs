@@ -156,9 +156,10 @@ pub trait Session {
     /// The run checkpoint's path (every rank reads it to resume).
     fn checkpoint(&self) -> &Path;
 
-    /// Restores `run` from the checkpoint when resuming; else nothing.
+    /// Restores `run` from the checkpoint when resuming
+    /// ([`resume_training`]); else nothing.
     fn resume(&self, run: &mut dyn Run) -> crate::Result<()> {
-        if self.resuming() { crate::resume(run, self.checkpoint()) } else { Ok(()) }
+        if self.resuming() { resume_training(run, self.checkpoint()) } else { Ok(()) }
     }
 
     /// Trains `run` to its total on `cadence` (checkpoints on the rank
@@ -167,8 +168,8 @@ pub trait Session {
     fn drive(&mut self, run: &mut dyn Run, cadence: Cadence, view: View<'_>) -> crate::Result<Timing>;
 
     /// An evaluation after the drive (a final suite), on the curve and in
-    /// the metrics like one during it.
-    fn record(&mut self, step: u64, metrics: &[(&'static str, f64)]);
+    /// the metrics like one during it; an error if they cannot be written.
+    fn record(&mut self, step: u64, metrics: &[(&'static str, f64)]) -> crate::Result<()>;
 
     /// Writes `contents` as `out/file`, atomically (a kill leaves the old
     /// file or the new one); nothing on a rank that does not write. For
@@ -184,6 +185,19 @@ pub trait Session {
     fn progress(&self) -> &dyn Progress {
         &()
     }
+}
+
+/// Restores `run` from `checkpoint` to train on ([`resume`](crate::resume)),
+/// refused when that leaves nothing to train: a checkpoint at or past the
+/// run's total (a budget lowered on the resume) is
+/// [`TrainError::NothingToResume`](crate::TrainError::NothingToResume).
+pub fn resume_training(run: &mut dyn Run, checkpoint: &Path) -> crate::Result<()> {
+    crate::resume(run, checkpoint)?;
+    let (step, total) = (run.step(), run.total());
+    if step >= total {
+        return Err(crate::TrainError::NothingToResume { step, total });
+    }
+    Ok(())
 }
 
 /// Writes `value` as pretty JSON into the session's `out/file`, its

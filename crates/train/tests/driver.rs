@@ -95,16 +95,18 @@ impl Run for Toy {
 struct Record(Vec<String>);
 
 impl Observer for Record {
-    fn observe(&mut self, event: Event<'_>) {
+    fn observe(&mut self, event: Event<'_>) -> Result<(), TrainError> {
         self.0.push(match event {
             Event::Step { step, .. } => format!("step {step}"),
             Event::Eval { step, .. } => format!("eval {step}"),
             Event::Checkpoint { step, .. } => format!("checkpoint {step}"),
         });
+        Ok(())
     }
 
-    fn persist(&mut self) {
+    fn persist(&mut self) -> Result<(), TrainError> {
         self.0.push("persist".into());
+        Ok(())
     }
 }
 
@@ -189,4 +191,96 @@ fn a_run_that_ends_early_is_checkpointed_and_evaluated_as_at_its_end() {
     minnow_train::drive(&mut run, cadence, Some(&path), &mut record).unwrap();
     assert!(record.0.is_empty(), "{:?}", record.0);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An observer that cannot write (a metrics file refused) at its `n`th
+/// persist, or at the step event of `step`.
+struct Refuses {
+    persist: u32,
+    step: Option<u64>,
+    record: Record,
+}
+
+impl Observer for Refuses {
+    fn observe(&mut self, event: Event<'_>) -> Result<(), TrainError> {
+        if let Event::Step { step, .. } = event
+            && self.step == Some(step)
+        {
+            return Err(refused(step));
+        }
+        self.record.observe(event)
+    }
+
+    fn persist(&mut self) -> Result<(), TrainError> {
+        self.persist -= 1;
+        if self.persist == 0 { Err(refused(0)) } else { self.record.persist() }
+    }
+}
+
+fn refused(step: u64) -> TrainError {
+    let error = std::io::Error::from_raw_os_error(1);
+    TrainError::History { path: "metrics.jsonl".into(), step, error }
+}
+
+/// A history that cannot be written stops the run at once: no step is
+/// trained after the failed write, and no checkpoint is written past the
+/// history made durable.
+#[test]
+fn a_history_that_cannot_be_written_stops_the_run_before_its_next_checkpoint() {
+    let dir = minnow_nn::testing::ScratchDir::new("driver-unwritten");
+    let path = dir.join("checkpoint.safetensors");
+    let cadence = Cadence { eval_every: 100, checkpoint_every: 6, eval_at_end: false };
+    let checkpoint_step = || minnow_nn::Checkpoint::load(&path).unwrap().meta("step").unwrap().to_string();
+
+    let mut run = Toy::new(30, 4);
+    let mut observer = Refuses { persist: 2, step: None, record: Record::default() };
+    let err = minnow_train::drive(&mut run, cadence, Some(&path), &mut observer).unwrap_err();
+    assert!(err.to_string().starts_with("metrics.jsonl: Operation not permitted (os error 1): "), "{err}");
+    assert_eq!(observer.record.0, ["step 3", "step 6", "persist", "checkpoint 6", "step 9", "step 12"]);
+    assert_eq!((run.step(), checkpoint_step()), (12, "6".to_string()));
+
+    std::fs::remove_file(&path).unwrap();
+    let mut run = Toy::new(30, 4);
+    let mut observer = Refuses { persist: u32::MAX, step: Some(9), record: Record::default() };
+    let err = minnow_train::drive(&mut run, cadence, Some(&path), &mut observer).unwrap_err();
+    assert!(matches!(err, TrainError::History { step: 9, .. }), "{err}");
+    assert_eq!(observer.record.0, ["step 3", "step 6", "persist", "checkpoint 6"]);
+    assert_eq!((run.step(), checkpoint_step()), (9, "6".to_string()));
+}
+
+/// Deletes the run's directory when it sees the step `at`.
+struct Deletes<'a> {
+    dir: &'a std::path::Path,
+    at: u64,
+}
+
+impl Observer for Deletes<'_> {
+    fn observe(&mut self, event: Event<'_>) -> Result<(), TrainError> {
+        if let Event::Step { step, .. } = event
+            && step == self.at
+        {
+            std::fs::remove_dir_all(self.dir).unwrap();
+        }
+        Ok(())
+    }
+}
+
+/// A checkpoint never makes its directory again: one deleted while the
+/// run writes stops the run saying so, and stays gone.
+#[test]
+fn a_deleted_run_directory_stops_the_run_and_is_not_made_again() {
+    let scratch = minnow_nn::testing::ScratchDir::new("driver-gone");
+    let dir = scratch.join("run");
+    let cadence = Cadence { eval_every: 100, checkpoint_every: 6, eval_at_end: false };
+    let mut run = Toy::new(30, 4);
+    let err = minnow_train::drive(
+        &mut run,
+        cadence,
+        Some(&dir.join("checkpoint.safetensors")),
+        &mut Deletes { dir: &dir, at: 9 },
+    )
+    .unwrap_err();
+    assert!(matches!(&err, TrainError::RunDirGone { dir: gone } if *gone == dir), "{err}");
+    assert_eq!(run.step(), 12);
+    assert!(!dir.exists(), "the checkpoint made the directory again");
 }

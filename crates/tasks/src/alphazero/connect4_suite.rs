@@ -3,6 +3,7 @@
 //! beside a uniform-random player's exact rate and the value head's
 //! error; then matches against the random player and random-rollout MCTS.
 
+use crate::data::{DataNotFound, data_path};
 use crate::rate::Rate;
 use minnow_envs::connect4::pons::{self, PONS_SETS, PonsPosition};
 use minnow_envs::{ConnectFour, Game};
@@ -13,9 +14,10 @@ use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// Pascal Pons' test positions in the repository.
-pub fn pons_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/connect4-pons")
+/// Pascal Pons' test positions: `connect4-pons` in the data directory
+/// ([`data_path`]).
+pub fn pons_dir() -> Result<PathBuf, DataNotFound> {
+    data_path("connect4-pons", "Pascal Pons' connect-four test positions")
 }
 
 /// One Pons set's mistake rates.
@@ -102,8 +104,9 @@ pub fn connect4_suite(
     let config = &agent.config;
     let sims = config.eval.simulations;
     let mut pons = Vec::new();
+    let dir = pons_dir()?;
     for (set, label) in PONS_SETS {
-        let positions = pons::load_set(&pons_dir().join(format!("{set}.jsonl.gz")))?;
+        let positions = pons::load_set(&dir.join(format!("{set}.jsonl.gz")))?;
         let n = positions.len() as u64;
         let network = with_progress(progress, &format!("{label}: network"), n, |tick| {
             split(&positions, config.eval.threads, |_, chunk| {

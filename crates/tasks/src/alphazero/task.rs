@@ -243,7 +243,7 @@ fn train<G: Game + Default + Send + Sync>(
     );
     let suite_started = Instant::now();
     let e = az.suite(&run.agent(), None, session.progress())?;
-    session.record(run.iteration(), &e.metrics);
+    session.record(run.iteration(), &e.metrics)?;
     minnow_train::out!("{}", e.table);
     minnow_train::outln!(
         "  ({:.1} s; wall time of this invocation {:.1} min)",
@@ -274,11 +274,12 @@ struct EvalTallies {
 }
 
 impl Observer for EvalTallies {
-    fn observe(&mut self, event: Event<'_>) {
+    fn observe(&mut self, event: Event<'_>) -> minnow_train::Result<()> {
         if let Event::Eval { metrics, .. } = event {
             let metric = |key: &str| metrics.iter().find(|(k, _)| *k == key).map_or(0.0, |m| m.1);
             self.elo_seconds += metric("elo_seconds");
             self.yardstick_seconds += metric("yardstick_seconds");
         }
+        Ok(())
     }
 }

@@ -2,17 +2,16 @@
 //! evaluation, metrics in the order the run reported them, non-finite
 //! values as `null`.
 
-use super::appended::{self, Appended};
+use super::appended::{self, AppendFile, Appended};
 use crate::{Event, Observer, Result, TrainError};
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
 
 /// A metrics file being appended to.
 #[derive(Debug)]
 pub struct JsonLines {
-    path: PathBuf,
-    file: BufWriter<File>,
+    file: AppendFile,
     kept: Vec<serde_json::Value>,
     line: Vec<u8>,
 }
@@ -42,8 +41,7 @@ impl JsonLines {
             }
         }
         minnow_nn::write_atomically(path, text.as_bytes())?;
-        let file = std::fs::OpenOptions::new().append(true).open(path).map_err(TrainError::io(path))?;
-        Ok(Self { path: path.to_path_buf(), file: BufWriter::new(file), kept, line: Vec::new() })
+        Ok(Self { file: AppendFile::open(path, step)?, kept, line: Vec::new() })
     }
 
     /// The records kept from before the resume, oldest first.
@@ -53,38 +51,39 @@ impl JsonLines {
 
     /// Where the metrics go.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.file.path()
     }
 }
 
 impl Appended for JsonLines {
-    /// Appends one line.
-    fn append(&mut self, step: u64, metrics: &[(&'static str, f64)]) -> std::io::Result<()> {
+    /// One line.
+    fn record(&mut self, step: u64, metrics: &[(&'static str, f64)]) -> (&mut AppendFile, &[u8]) {
+        const INFALLIBLE: &str = "writing to a Vec cannot fail";
         self.line.clear();
-        write!(self.line, "{{\"step\":{step}")?;
+        write!(self.line, "{{\"step\":{step}").expect(INFALLIBLE);
         for (name, value) in metrics {
             // serde_json escapes the name and writes a non-finite value as null.
             self.line.push(b',');
-            serde_json::to_writer(&mut self.line, name)?;
+            serde_json::to_writer(&mut self.line, name).expect(INFALLIBLE);
             self.line.push(b':');
-            serde_json::to_writer(&mut self.line, value)?;
+            serde_json::to_writer(&mut self.line, value).expect(INFALLIBLE);
         }
         self.line.extend_from_slice(b"}\n");
-        self.file.write_all(&self.line)
+        (&mut self.file, &self.line)
     }
 
-    fn file(&mut self) -> &mut BufWriter<File> {
+    fn file(&mut self) -> &mut AppendFile {
         &mut self.file
     }
 }
 
 impl Observer for JsonLines {
-    fn observe(&mut self, event: Event<'_>) {
-        appended::observe(self, event);
+    fn observe(&mut self, event: Event<'_>) -> Result<()> {
+        appended::observe(self, event)
     }
 
-    fn persist(&mut self) {
-        appended::persist(self);
+    fn persist(&mut self) -> Result<()> {
+        self.file.sync()
     }
 }
 
@@ -98,12 +97,43 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("metrics.jsonl");
         let mut sink = JsonLines::open(&path, 0).unwrap();
-        sink.append(7, &[("loss", 0.25), ("odd \"name\"", f64::NAN), ("big", f64::INFINITY)]).unwrap();
-        sink.sync().unwrap();
+        let metrics = [("loss", 0.25), ("odd \"name\"", f64::NAN), ("big", f64::INFINITY)];
+        sink.observe(Event::Eval { step: 7, metrics: &metrics }).unwrap();
+        sink.persist().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text, "{\"step\":7,\"loss\":0.25,\"odd \\\"name\\\"\":null,\"big\":null}\n");
         let value: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(value["odd \"name\""], serde_json::Value::Null);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A file made immutable (`chattr +i`) under a live sink: the failed
+    /// write is reported with the file and the system's words, and nothing
+    /// more reaches the file, not even what was buffered.
+    #[test]
+    fn a_refused_write_is_reported_and_nothing_is_written_after_it() {
+        let dir = std::env::temp_dir().join(format!("minnow-jsonl-refused-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("metrics.jsonl");
+        let chattr =
+            |flag| std::process::Command::new("chattr").arg(flag).arg(&path).status().is_ok_and(|s| s.success());
+        let mut sink = JsonLines::open(&path, 0).unwrap();
+        let eval = |step| Event::Eval { step, metrics: &[("loss", 0.5)] };
+        sink.observe(eval(1)).unwrap();
+        sink.persist().unwrap();
+        if !chattr("+i") {
+            eprintln!("skipped: `chattr +i` needs root and an ext2/3/4 file system under {}", dir.display());
+            return std::fs::remove_dir_all(&dir).unwrap();
+        }
+        sink.observe(eval(2)).unwrap();
+        let refused = sink.persist().unwrap_err().to_string();
+        let after = sink.observe(eval(3)).unwrap_err().to_string();
+        chattr("-i");
+        drop(sink);
+        let named = format!("{}: Operation not permitted (os error 1): ", path.display());
+        assert!(refused.starts_with(&named) && refused.contains("at step 2"), "{refused}");
+        assert!(after.contains("an earlier write to it failed"), "{after}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"step\":1,\"loss\":0.5}\n");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

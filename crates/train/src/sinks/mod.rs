@@ -3,9 +3,11 @@
 
 mod appended;
 mod crc32c;
+mod inode;
 mod jsonl;
 mod tensorboard;
 
 pub use crc32c::crc32c;
+pub use inode::Inode;
 pub use jsonl::JsonLines;
 pub use tensorboard::{EVENT_FILE, TensorBoard};

@@ -10,12 +10,11 @@
 //! the crates that write event files pull in a whole protobuf toolchain
 //! (and image encoders) for these five fields.
 
-use super::appended::{self, Appended};
+use super::appended::{self, AppendFile, Appended};
 use super::crc32c;
 use crate::{Event, Observer, Result, TrainError};
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The event file's name inside the run directory (TensorBoard reads every
@@ -36,10 +35,11 @@ const VALUE_SIMPLE_VALUE: u8 = 2 << 3 | 5; // float
 /// An event file being appended to.
 #[derive(Debug)]
 pub struct TensorBoard {
-    path: PathBuf,
-    file: BufWriter<File>,
+    file: AppendFile,
     event: Vec<u8>,
     summary: Vec<u8>,
+    /// The event framed as a record.
+    record: Vec<u8>,
 }
 
 impl TensorBoard {
@@ -49,12 +49,6 @@ impl TensorBoard {
     pub fn open(dir: &Path, step: u64) -> Result<Self> {
         let path = dir.join(EVENT_FILE);
         let mut bytes = Vec::new();
-        let mut sink = Self {
-            path: path.clone(),
-            file: BufWriter::new(tempfile_for(&path)?),
-            event: Vec::new(),
-            summary: Vec::new(),
-        };
         match std::fs::read(&path) {
             Ok(old) if step > 0 => {
                 for (i, record) in records(&old).enumerate() {
@@ -70,28 +64,26 @@ impl TensorBoard {
                 }
             }
             _ => {
-                sink.event.clear();
-                put_key(&mut sink.event, EVENT_WALL_TIME);
-                sink.event.extend_from_slice(&wall_time().to_le_bytes());
-                put_string(&mut sink.event, EVENT_FILE_VERSION, FILE_VERSION);
-                frame(&sink.event, &mut bytes).expect("writing to a Vec cannot fail");
+                let mut event = Vec::new();
+                put_key(&mut event, EVENT_WALL_TIME);
+                event.extend_from_slice(&wall_time().to_le_bytes());
+                put_string(&mut event, EVENT_FILE_VERSION, FILE_VERSION);
+                frame(&event, &mut bytes).expect("writing to a Vec cannot fail");
             }
         }
-        let tmp = tmp_path(&path);
-        sink.file.write_all(&bytes).and_then(|()| sink.sync()).map_err(TrainError::io(&tmp))?;
-        std::fs::rename(&tmp, &path).map_err(TrainError::io(&path))?;
-        Ok(sink)
+        minnow_nn::write_atomically(&path, &bytes)?;
+        Ok(Self { file: AppendFile::open(&path, step)?, event: Vec::new(), summary: Vec::new(), record: Vec::new() })
     }
 
     /// Where the events go.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.file.path()
     }
 }
 
 impl Appended for TensorBoard {
-    /// Appends one event with a scalar per metric.
-    fn append(&mut self, step: u64, metrics: &[(&'static str, f64)]) -> std::io::Result<()> {
+    /// One event with a scalar per metric.
+    fn record(&mut self, step: u64, metrics: &[(&'static str, f64)]) -> (&mut AppendFile, &[u8]) {
         self.summary.clear();
         for (name, value) in metrics {
             let value_len = 1 + varint_len(name.len() as u64) + name.len() + 1 + 4;
@@ -109,34 +101,25 @@ impl Appended for TensorBoard {
         put_key(&mut self.event, EVENT_SUMMARY);
         put_varint(&mut self.event, self.summary.len() as u64);
         self.event.extend_from_slice(&self.summary);
-        frame(&self.event, &mut self.file)
+        self.record.clear();
+        frame(&self.event, &mut self.record).expect("writing to a Vec cannot fail");
+        (&mut self.file, &self.record)
     }
 
-    fn file(&mut self) -> &mut BufWriter<File> {
+    fn file(&mut self) -> &mut AppendFile {
         &mut self.file
     }
 }
 
 impl Observer for TensorBoard {
-    fn observe(&mut self, event: Event<'_>) {
+    fn observe(&mut self, event: Event<'_>) -> Result<()> {
         // TensorBoard reloads files as they grow: a checkpoint flushes.
-        appended::observe(self, event);
+        appended::observe(self, event)
     }
 
-    fn persist(&mut self) {
-        appended::persist(self);
+    fn persist(&mut self) -> Result<()> {
+        self.file.sync()
     }
-}
-
-fn tmp_path(path: &Path) -> PathBuf {
-    path.with_extension("tmp")
-}
-
-/// The temporary file the kept events are written to; after the rename
-/// it is the event file itself, opened for appending.
-fn tempfile_for(path: &Path) -> Result<File> {
-    let tmp = tmp_path(path);
-    File::create(&tmp).map_err(TrainError::io(&tmp))
 }
 
 fn wall_time() -> f64 {
@@ -266,9 +249,9 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let mut sink = TensorBoard::open(&dir, 0).unwrap();
         for step in 1..=3 {
-            sink.append(step, &[("loss", step as f64)]).unwrap();
+            sink.observe(Event::Step { step, total: 3, metrics: &[("loss", step as f64)] }).unwrap();
         }
-        drop(sink);
+        sink.persist().unwrap();
         let path = dir.join(EVENT_FILE);
         let whole = std::fs::read(&path).unwrap();
         std::fs::write(&path, &whole[..whole.len() - 5]).unwrap();
