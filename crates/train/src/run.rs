@@ -166,8 +166,8 @@ fn crossed(before: u64, after: u64, every: u64) -> bool {
 /// Trains `run` from where it stands to its total, evaluating and
 /// checkpointing (to `checkpoint`, if given) on the cadence and telling
 /// `observer` everything. After [`request_stop`](crate::request_stop) it
-/// finishes the step under way, checkpoints and returns
-/// [`TrainError::Stopped`](crate::TrainError::Stopped).
+/// finishes the step under way and the evaluation due after it,
+/// checkpoints and returns [`TrainError::Stopped`](crate::TrainError::Stopped).
 pub fn drive(
     run: &mut dyn Run,
     cadence: Cadence,
@@ -199,7 +199,10 @@ pub fn drive(
         }
         let stop = run.stop_requested();
         let done = step >= total || run.ends_early();
-        if !stop && (crossed(before, step, cadence.eval_every) || (done && cadence.eval_at_end)) {
+        // A stop evaluates first: the checkpoint is then the one an
+        // unstopped run holds after this step, and the evaluation (its
+        // metrics line, what it records in the run) is never lost.
+        if crossed(before, step, cadence.eval_every) || (done && cadence.eval_at_end) {
             let started = Instant::now();
             metrics.clear();
             run.evaluate(&mut metrics)?;
