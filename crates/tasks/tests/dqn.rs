@@ -193,24 +193,16 @@ fn resumed_run_continues_exactly() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("run.safetensors");
 
-    let mut straight = DqnRun::new(&config, cartpole()).unwrap();
+    let straight = DqnRun::new(&config, cartpole()).unwrap();
     let mut first = DqnRun::new(&config, cartpole()).unwrap();
     while !first.at_boundary() || first.env_steps() == 0 {
         first.step().unwrap();
     }
     first.save(&path).unwrap();
     drop(first);
-    let mut resumed = DqnRun::resume(&config, cartpole(), &path).unwrap();
+    let resumed = DqnRun::resume(&config, cartpole(), &path).unwrap();
     assert_eq!(resumed.env_steps(), 1_200);
-    while !straight.is_done() {
-        straight.step().unwrap();
-    }
-    while !resumed.is_done() {
-        resumed.step().unwrap();
-    }
-    assert_eq!(straight.learner().params().values(), resumed.learner().params().values());
-    assert_eq!(straight.learner().updates(), resumed.learner().updates());
-    assert_eq!(straight.recent(), resumed.recent());
+    assert_end_alike(straight, resumed);
 
     // Another network shape: a clear error naming what differs.
     let wider = DqnConfig { network: QNetworkConfig { hidden: vec![64], ..config.network.clone() }, ..config.clone() };
@@ -226,6 +218,18 @@ fn resumed_run_continues_exactly() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Trains both runs to their end and asserts they learned alike.
+fn assert_end_alike(mut straight: DqnRun<CartPoleDqn>, mut resumed: DqnRun<CartPoleDqn>) {
+    for run in [&mut straight, &mut resumed] {
+        while !run.is_done() {
+            run.step().unwrap();
+        }
+    }
+    assert_eq!(straight.learner().params().values(), resumed.learner().params().values());
+    assert_eq!(straight.learner().updates(), resumed.learner().updates());
+    assert_eq!(straight.recent(), resumed.recent());
+}
+
 /// Saved between boundaries (where a stop lands), a run carries its
 /// episodes under way and continues exactly; crafted ones are refused,
 /// naming the env and what cannot be.
@@ -234,7 +238,7 @@ fn a_run_saved_mid_episode_continues_exactly() {
     let config = cartpole_config();
     let dir = ScratchDir::new("dqn-mid-episode");
     let path = dir.join("run.safetensors");
-    let mut straight = DqnRun::new(&config, cartpole()).unwrap();
+    let straight = DqnRun::new(&config, cartpole()).unwrap();
     let mut first = DqnRun::new(&config, cartpole()).unwrap();
     while first.env_steps() < 1_000 {
         first.step().unwrap();
@@ -242,16 +246,7 @@ fn a_run_saved_mid_episode_continues_exactly() {
     assert!(!first.at_boundary());
     first.save(&path).unwrap();
     drop(first);
-    let mut resumed = DqnRun::resume(&config, cartpole(), &path).unwrap();
-    while !straight.is_done() {
-        straight.step().unwrap();
-    }
-    while !resumed.is_done() {
-        resumed.step().unwrap();
-    }
-    assert_eq!(straight.learner().params().values(), resumed.learner().params().values());
-    assert_eq!(straight.learner().updates(), resumed.learner().updates());
-    assert_eq!(straight.recent(), resumed.recent());
+    assert_end_alike(straight, DqnRun::resume(&config, cartpole(), &path).unwrap());
 
     let saved = Checkpoint::load(&path).unwrap();
     let crafted = dir.join("crafted.safetensors");

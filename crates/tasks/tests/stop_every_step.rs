@@ -10,11 +10,11 @@
 
 mod stops;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// Trains registry task `name` with `config` for `steps` (its own unit),
 /// stopped at every step in turn.
-fn every_stop(name: &str, config: serde_json::Value, steps: u64) {
+fn every_stop(name: &str, config: Value, steps: u64) {
     let registry = minnow_tasks::registry();
     let task = registry.get(name).unwrap();
     let configured = task.configure(&config, Some(3), Some(steps)).unwrap();
@@ -47,8 +47,8 @@ fn logic_ca() {
 /// A DQN config for tiny runs: two environments, learning from the
 /// fourth step, an evaluation every five steps and a checkpoint every
 /// eight (both cut across episodes).
-fn dqn(more: serde_json::Value) -> serde_json::Value {
-    let mut dqn = json!({
+fn dqn(more: Value) -> Value {
+    let dqn = json!({
         "network": {"hidden": [8]},
         "batch_size": 8,
         "learning_starts": 8,
@@ -57,8 +57,7 @@ fn dqn(more: serde_json::Value) -> serde_json::Value {
         "eval_every": 10,
         "checkpoint_every": 16,
     });
-    dqn.as_object_mut().unwrap().extend(more.as_object().unwrap().clone());
-    json!({"dqn": dqn, "eval": {"during": 1, "last": 1}})
+    json!({"dqn": laid_over(dqn, more), "eval": {"during": 1, "last": 1}})
 }
 
 #[test]
@@ -106,17 +105,31 @@ fn td_backgammon() {
     every_stop("td-backgammon", config, 16);
 }
 
-#[test]
-fn az_connect4() {
-    let config = json!({
-        "network": {"width": 8, "blocks": 1}, "mcts": {"simulations": 4},
+/// An AlphaZero config for tiny runs: a rated evaluation every second
+/// iteration (the Elo league, best/), a checkpoint every third; `eval`
+/// adds to the evaluation's keys.
+fn az(eval: Value) -> Value {
+    let mut config = json!({
+        "network": {"width": 8, "blocks": 1}, "mcts": {"simulations": 2},
         "self_play": {"workers": 1, "games_per_iteration": 2, "parallel_games": 2, "fast_simulations": 2},
         "training": {"min_replay": 8, "steps_per_iteration": 2, "batch": 8},
         "eval": {"every": 2, "games_vs_random": 2, "games_vs_rollout": 0, "simulations": 2, "threads": 1,
                  "final_games": 2},
         "checkpoint_every": 3,
     });
-    every_stop("az-connect4", config, 10);
+    config["eval"] = laid_over(config["eval"].take(), eval);
+    config
+}
+
+/// `base` with the keys of `more` in place of its own.
+fn laid_over(mut base: Value, more: Value) -> Value {
+    base.as_object_mut().unwrap().extend(more.as_object().unwrap().clone());
+    base
+}
+
+#[test]
+fn az_connect4() {
+    every_stop("az-connect4", az(json!({})), 10);
 }
 
 /// Slow: the final suite plays 5,000 games against pubeval, whatever
@@ -124,13 +137,5 @@ fn az_connect4() {
 #[test]
 #[ignore]
 fn az_backgammon() {
-    let config = json!({
-        "network": {"width": 8, "blocks": 1}, "mcts": {"simulations": 2},
-        "self_play": {"workers": 1, "games_per_iteration": 1, "parallel_games": 1, "fast_simulations": 2},
-        "training": {"min_replay": 8, "steps_per_iteration": 2, "batch": 8},
-        "eval": {"every": 2, "games_vs_random": 1, "games_vs_rollout": 0, "yardstick_games": 1, "simulations": 2,
-                 "threads": 1, "final_games": 1},
-        "checkpoint_every": 3,
-    });
-    every_stop("az-backgammon", config, 6);
+    every_stop("az-backgammon", az(json!({"yardstick_games": 1})), 6);
 }

@@ -375,9 +375,10 @@ impl<E: DqnEnv> DqnRun<E> {
     }
 
     /// Ends every running episode as a time-limit truncation (pending
-    /// n-step transitions bootstrap from where they stopped): what a
-    /// checkpoint boundary does, so that a run split into runs of
-    /// `checkpoint_every` steps learns what one long run does.
+    /// n-step transitions bootstrap from where they stopped): what every
+    /// checkpoint boundary does (boundaries were once the only points a
+    /// run could be saved at, and runs' results depend on the cut; a stop
+    /// between them cuts nothing).
     fn cut_episodes(&mut self) -> Result<()> {
         for n_step in &mut self.n_steps {
             n_step.flush(false, &mut self.learner.memory)?;
