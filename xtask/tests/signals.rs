@@ -1,7 +1,11 @@
 //! A live run owns its `--out`: a second run into it is refused, and the
 //! first Ctrl-C (SIGINT) or SIGTERM ends the run after its step with a
-//! checkpoint to resume from (exit code 130), removing nothing. Temporary
-//! files a killed run left behind are cleared when the next run starts.
+//! checkpoint to resume from (exit code 130), removing nothing, and the
+//! resumed run ends as one never stopped. Temporary files a killed run
+//! left behind are cleared when the next run starts.
+
+#[allow(dead_code)]
+mod common;
 
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
@@ -23,8 +27,14 @@ fn train_task(task: &str, out: &Path, config: &Path, steps: u64, resume: bool) -
 /// Starts a run that would take far longer than the test and waits until
 /// it has trained past its first metrics line.
 fn start_long_run(task: &str, out: &Path, config: &Path) -> Child {
+    start_run(task, out, config, 2_000_000)
+}
+
+/// Starts a run of `steps` and waits until it has trained past its first
+/// metrics line.
+fn start_run(task: &str, out: &Path, config: &Path, steps: u64) -> Child {
     let mut child =
-        train_task(task, out, config, 2_000_000, false).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+        train_task(task, out, config, steps, false).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
     let started = Instant::now();
     while std::fs::read_to_string(out.join("metrics.jsonl")).map_or(true, |m| m.lines().count() < 2) {
         if child.try_wait().unwrap().is_some() {
@@ -112,5 +122,49 @@ fn a_signal_checkpoints_a_logic_ca_run() {
     let resumed = train_task("logic-ca", &out, &config, step + 2, true).output().unwrap();
     let stdout = String::from_utf8_lossy(&resumed.stdout);
     assert!(resumed.status.success() && stdout.contains(&format!("resumed at step {step}")), "{stdout}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Wherever a Ctrl-C lands (here, wherever the run stands once its
+/// metrics file has lines), `--resume` ends as a run never stopped: the
+/// metrics line for line, the checkpoint tensor for tensor. digits-mlp
+/// evaluates every step, so the stop lands on an evaluation; dqn-cartpole
+/// stops between checkpoint boundaries, its episodes under way.
+#[test]
+fn a_signal_anywhere_resumes_to_the_same_bits() {
+    let root = std::env::temp_dir().join(format!("minnow-xtask-signals-exact-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    // Each long enough (2-3 s in a test build) for the signal to land in it.
+    let dqn = r#"{"dqn": {"network": {"hidden": [64]}, "batch_size": 32, "learning_starts": 100,
+        "eval_every": 2000, "checkpoint_every": 3000}, "eval": {"during": 1, "last": 1}}"#;
+    for (task, json, steps) in
+        [("digits-mlp", r#"{"checkpoint_every": 500, "eval_every": 1}"#, 4000), ("dqn-cartpole", dqn, 60_000)]
+    {
+        let (config, straight, stopped) = (root.join(format!("{task}.json")), root.join(task), root.join("stopped"));
+        std::fs::write(&config, json).unwrap();
+        let ran = train_task(task, &straight, &config, steps, false).output().unwrap();
+        assert!(ran.status.success(), "{task}: {}", String::from_utf8_lossy(&ran.stderr));
+
+        let run = start_run(task, &stopped, &config, steps);
+        signal(&run, "INT");
+        let (code, stderr) = finished(run);
+        assert_eq!(code, Some(130), "{task}: the signal came too late? {stderr}");
+        let step = saved_step(&stopped);
+        assert!(0 < step && step < steps, "{task}: stopped at step {step}");
+        let resumed = train_task(task, &stopped, &config, steps, true).output().unwrap();
+        assert!(resumed.status.success(), "{task}: {}", String::from_utf8_lossy(&resumed.stderr));
+
+        let metrics = |dir: &Path| std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap();
+        let (a, b) = (metrics(&straight), metrics(&stopped));
+        assert!(
+            a == b,
+            "{task}, stopped at step {step}: {} metrics lines, resumed {}",
+            a.lines().count(),
+            b.lines().count()
+        );
+        common::assert_same_checkpoints(&straight, &stopped);
+        std::fs::remove_dir_all(&stopped).unwrap();
+    }
     let _ = std::fs::remove_dir_all(&root);
 }

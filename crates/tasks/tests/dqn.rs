@@ -1,9 +1,10 @@
 //! DQN on the shipped environments: the learner's targets, learning on
 //! the cube (from its model too), oracle pretraining, and checkpoints that
-//! resume exactly.
+//! resume exactly, at a boundary or between.
 
 use minnow_envs::{CartPole, CartPoleConfig, Cube2, Cube2Config, Env};
-use minnow_nn::Forward;
+use minnow_nn::testing::ScratchDir;
+use minnow_nn::{Checkpoint, Forward};
 use minnow_optim::{AdamConfig, ScheduleConfig};
 use minnow_rl::dqn::eval::play_greedy;
 use minnow_rl::dqn::{CurriculumConfig, DqnConfig, DqnLearner, DqnRun, EnvModel, MemoryConfig, QNetworkConfig};
@@ -192,24 +193,16 @@ fn resumed_run_continues_exactly() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("run.safetensors");
 
-    let mut straight = DqnRun::new(&config, cartpole()).unwrap();
+    let straight = DqnRun::new(&config, cartpole()).unwrap();
     let mut first = DqnRun::new(&config, cartpole()).unwrap();
     while !first.at_boundary() || first.env_steps() == 0 {
         first.step().unwrap();
     }
     first.save(&path).unwrap();
     drop(first);
-    let mut resumed = DqnRun::resume(&config, cartpole(), &path).unwrap();
+    let resumed = DqnRun::resume(&config, cartpole(), &path).unwrap();
     assert_eq!(resumed.env_steps(), 1_200);
-    while !straight.is_done() {
-        straight.step().unwrap();
-    }
-    while !resumed.is_done() {
-        resumed.step().unwrap();
-    }
-    assert_eq!(straight.learner().params().values(), resumed.learner().params().values());
-    assert_eq!(straight.learner().updates(), resumed.learner().updates());
-    assert_eq!(straight.recent(), resumed.recent());
+    assert_end_alike(straight, resumed);
 
     // Another network shape: a clear error naming what differs.
     let wider = DqnConfig { network: QNetworkConfig { hidden: vec![64], ..config.network.clone() }, ..config.clone() };
@@ -225,12 +218,53 @@ fn resumed_run_continues_exactly() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Trains both runs to their end and asserts they learned alike.
+fn assert_end_alike(mut straight: DqnRun<CartPoleDqn>, mut resumed: DqnRun<CartPoleDqn>) {
+    for run in [&mut straight, &mut resumed] {
+        while !run.is_done() {
+            run.step().unwrap();
+        }
+    }
+    assert_eq!(straight.learner().params().values(), resumed.learner().params().values());
+    assert_eq!(straight.learner().updates(), resumed.learner().updates());
+    assert_eq!(straight.recent(), resumed.recent());
+}
+
+/// Saved between boundaries (where a stop lands), a run carries its
+/// episodes under way and continues exactly; crafted ones are refused,
+/// naming the env and what cannot be.
 #[test]
-fn saving_mid_episode_is_refused() {
+fn a_run_saved_mid_episode_continues_exactly() {
     let config = cartpole_config();
-    let mut run = DqnRun::new(&config, cartpole()).unwrap();
-    run.step().unwrap();
-    assert!(run.save(&std::env::temp_dir().join("never-written.safetensors")).is_err());
+    let dir = ScratchDir::new("dqn-mid-episode");
+    let path = dir.join("run.safetensors");
+    let straight = DqnRun::new(&config, cartpole()).unwrap();
+    let mut first = DqnRun::new(&config, cartpole()).unwrap();
+    while first.env_steps() < 1_000 {
+        first.step().unwrap();
+    }
+    assert!(!first.at_boundary());
+    first.save(&path).unwrap();
+    drop(first);
+    assert_end_alike(straight, DqnRun::resume(&config, cartpole(), &path).unwrap());
+
+    let saved = Checkpoint::load(&path).unwrap();
+    let crafted = dir.join("crafted.safetensors");
+    let episode = |level: usize, actions: &[u8]| serde_json::json!({"seed": 7, "level": level, "actions": actions});
+    let refused = |running: serde_json::Value| {
+        saved.rewrite(&["running"]).meta("running", running.to_string()).save(&crafted).unwrap();
+        DqnRun::resume(&config, cartpole(), &crafted).unwrap_err().to_string()
+    };
+    let fine = episode(0, &[0, 1]);
+    let err = refused(serde_json::json!([fine, fine]));
+    assert!(err.contains("'running'") && err.contains("2 episodes under way, expected one per env (4)"), "{err}");
+    let err = refused(serde_json::json!([fine, fine, fine, episode(0, &[1, 5])]));
+    assert!(err.contains("env 3, action 1"), "{err}");
+    let err = refused(serde_json::json!([fine, episode(2, &[]), fine, fine]));
+    assert!(err.contains("env 1: level 2, expected one in 0..=0"), "{err}");
+    // Always left: the pole falls within a few hundred steps.
+    let err = refused(serde_json::json!([fine, fine, episode(0, &[0; 300]), fine]));
+    assert!(err.contains("env 2: the episode ends at action"), "{err}");
 }
 
 #[test]

@@ -1,8 +1,8 @@
 //! Crafted DQN run-checkpoint metadata (RNG streams, counters, the replay,
-//! prioritized-replay and n-step state, recent episodes): every value of
-//! every key replaced by arbitrary text, out-of-range numbers or JSON of
-//! another shape. Resuming is an error or a run that steps on, never a
-//! panic.
+//! prioritized-replay and n-step state, recent episodes, the episodes
+//! under way): every value of every key replaced by arbitrary text,
+//! out-of-range numbers or JSON of another shape. Resuming is an error or
+//! a run that steps on, never a panic.
 
 use minnow_envs::{CartPole, CartPoleConfig};
 use minnow_nn::Checkpoint;
@@ -31,16 +31,18 @@ fn cartpole() -> CartPoleDqn {
     CartPoleDqn(CartPole::new(CartPoleConfig::default()).unwrap())
 }
 
-/// A checkpoint of a short run at its first boundary, made once.
+/// A checkpoint of a short run between boundaries (as a stop writes it:
+/// episodes under way, n-step transitions pending), made once.
 fn saved() -> &'static Checkpoint {
     static SAVED: OnceLock<Checkpoint> = OnceLock::new();
     SAVED.get_or_init(|| {
         let dir = ScratchDir::new("hostile-dqn-meta");
         let path = dir.join("clean.safetensors");
         let mut run = DqnRun::new(&config(), cartpole()).unwrap();
-        while !run.at_boundary() || run.env_steps() == 0 {
+        while run.env_steps() < 300 {
             run.step().unwrap();
         }
+        assert!(!run.at_boundary());
         run.save(&path).unwrap();
         Checkpoint::load(&path).unwrap()
     })

@@ -111,15 +111,11 @@ pub trait Run {
     fn evaluate(&mut self, metrics: &mut Metrics) -> Result<()>;
 
     /// Writes everything needed to continue exactly: parameters, optimiser
-    /// state, RNG streams, counters (the driver writes the header).
+    /// state, RNG streams, counters, and whatever is in flight (the driver
+    /// writes the header). Called after any step, not only on the
+    /// cadence, since a stop may come after any: a run resumed from it
+    /// must go on as if it had never stopped.
     fn save(&self, checkpoint: &mut RunCheckpointWriter) -> Result<()>;
-
-    /// Brings the run to a state `save` accepts before a requested stop
-    /// writes its checkpoint between the cadence's checkpoints (a run that
-    /// can be saved after any step has nothing to do).
-    fn prepare_stop(&mut self) -> Result<()> {
-        Ok(())
-    }
 
     /// Whether to stop after the step just taken: whether this process was
     /// asked to ([`request_stop`](crate::request_stop)). A run of several
@@ -167,10 +163,12 @@ fn crossed(before: u64, after: u64, every: u64) -> bool {
 /// Trains `run` from where it stands to its total, evaluating and
 /// checkpointing (to `checkpoint`, if given) on the cadence and telling
 /// `observer` everything. After [`request_stop`](crate::request_stop) it
-/// finishes the step under way, checkpoints and returns
-/// [`TrainError::Stopped`](crate::TrainError::Stopped). An observer's
-/// error (a metrics file that cannot be written) ends the run with that
-/// error, its last checkpoint the one its history was made durable for.
+/// finishes the step under way and the evaluation due after it,
+/// checkpoints and returns [`TrainError::Stopped`](crate::TrainError::Stopped):
+/// resumed from that checkpoint, the run ends bit for bit as one that
+/// never stopped. An observer's error (a metrics file that cannot be
+/// written) ends the run with that error, its last checkpoint the one its
+/// history was made durable for.
 pub fn drive(
     run: &mut dyn Run,
     cadence: Cadence,
@@ -209,7 +207,10 @@ pub fn drive(
         }
         let stop = run.stop_requested();
         let done = step >= total || run.ends_early();
-        if !stop && (crossed(before, step, cadence.eval_every) || (done && cadence.eval_at_end)) {
+        // A stop evaluates first: the checkpoint is then the one an
+        // unstopped run holds after this step, and the evaluation (its
+        // metrics line, what it records in the run) is never lost.
+        if crossed(before, step, cadence.eval_every) || (done && cadence.eval_at_end) {
             let started = Instant::now();
             metrics.clear();
             run.evaluate(&mut metrics)?;
@@ -217,9 +218,6 @@ pub fn drive(
             observer.observe(Event::Eval { step, metrics: &metrics })?;
         }
         let on_cadence = crossed(before, step, cadence.checkpoint_every) || done;
-        if stop && !on_cadence {
-            run.prepare_stop()?;
-        }
         if let Some(path) = checkpoint
             && (on_cadence || stop)
         {

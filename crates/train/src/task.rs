@@ -188,13 +188,14 @@ pub trait Session {
 }
 
 /// Restores `run` from `checkpoint` to train on ([`resume`](crate::resume)),
-/// refused when that leaves nothing to train: a checkpoint at or past the
-/// run's total (a budget lowered on the resume) is
-/// [`TrainError::NothingToResume`](crate::TrainError::NothingToResume).
+/// refused when the budget was lowered below the checkpoint's step
+/// ([`TrainError::NothingToResume`](crate::TrainError::NothingToResume)).
+/// A checkpoint at the total resumes: a run stopped in its final suite
+/// finishes it.
 pub fn resume_training(run: &mut dyn Run, checkpoint: &Path) -> crate::Result<()> {
     crate::resume(run, checkpoint)?;
     let (step, total) = (run.step(), run.total());
-    if step >= total {
+    if step > total {
         return Err(crate::TrainError::NothingToResume { step, total });
     }
     Ok(())

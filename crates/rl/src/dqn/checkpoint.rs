@@ -1,9 +1,11 @@
 //! Checkpoints of a DQN run, in the run-checkpoint layout of
 //! `minnow_train` (`docs/CHECKPOINT.md`): both networks, Adam's moments in
 //! the parameters' shapes, the replay memory, the curriculum, counters and
-//! RNG streams. Runs are saved only at checkpoint boundaries, where no
-//! episode is in flight, so nothing else is needed to continue exactly.
+//! RNG streams, and between checkpoint boundaries (a stop's checkpoint)
+//! the episodes under way and their pending n-step transitions, so that a
+//! run saved after any step continues exactly.
 
+use super::running::Running;
 use super::{DqnConfig, DqnEnv, DqnLearner, DqnRun};
 use crate::state::read_meta;
 use crate::{Result, RlError};
@@ -12,23 +14,29 @@ use std::path::Path;
 
 impl<E: DqnEnv> DqnRun<E> {
     /// Writes the run's state into a run checkpoint (the caller wrote the
-    /// header: task [`Env::NAME`](minnow_envs::Env::NAME), [`DqnConfig::identity`], env steps).
-    /// Only at a checkpoint boundary ([`DqnRun::at_boundary`]).
+    /// header: task [`Env::NAME`](minnow_envs::Env::NAME), [`DqnConfig::identity`], env steps),
+    /// after any step. Between checkpoint boundaries it adds the episodes
+    /// under way (metadata `running`) and each env's pending n-step
+    /// transitions (`nstep.<env>`); at a boundary, where none is, the
+    /// checkpoint is as it always was.
     pub fn save_state(&self, checkpoint: &mut RunCheckpointWriter) -> Result<()> {
-        if !self.at_boundary() {
-            return Err(RlError::Resume("save: a DQN run is saved only at a checkpoint boundary".into()));
-        }
         let learner = &self.learner;
         checkpoint.params("online", &learner.online).params("target", &learner.target).optimizer(
             "optimizer",
             &learner.adam,
             &learner.online,
         )?;
-        let memory = learner.memory.save("replay");
-        for array in &memory.arrays {
+        let mut state = learner.memory.save("replay");
+        if let Some(running) = self.running() {
+            for (i, n_step) in self.n_steps().iter().enumerate() {
+                state.extend(n_step.save(&format!("nstep.{i}")));
+            }
+            checkpoint.json("running", running);
+        }
+        for array in &state.arrays {
             checkpoint.tensor(&array.name, &array.dims, &array.values);
         }
-        for (key, value) in memory.meta {
+        for (key, value) in state.meta {
             checkpoint.meta(&key, value);
         }
         checkpoint
@@ -59,12 +67,19 @@ impl<E: DqnEnv> DqnRun<E> {
         self.curriculum = read_meta(checkpoint.raw(), "curriculum")?;
         self.recent = read_meta(checkpoint.raw(), "recent")?;
         self.recent.reserve();
-        self.set_fresh();
-        Ok(())
+        if checkpoint.raw().meta("running").is_none() {
+            // Saved at a boundary: every env starts a new episode.
+            self.set_fresh();
+            return Ok(());
+        }
+        let running: Vec<Running> = read_meta(checkpoint.raw(), "running")?;
+        for (i, n_step) in self.n_steps_mut().iter_mut().enumerate() {
+            n_step.restore(&format!("nstep.{i}"), checkpoint.raw())?;
+        }
+        self.replay_running(&running)
     }
 
-    /// Writes the run to `path` (temporary file, fsync, rename). Only at a
-    /// checkpoint boundary ([`DqnRun::at_boundary`]).
+    /// Writes the run to `path` (temporary file, fsync, rename).
     pub fn save(&self, path: &Path) -> Result<()> {
         let mut checkpoint = RunCheckpointWriter::new(E::NAME, &self.learner.config.identity(), self.env_steps);
         self.save_state(&mut checkpoint)?;

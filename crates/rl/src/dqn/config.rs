@@ -128,7 +128,8 @@ pub struct DqnConfig {
     pub eval_every: u64,
     /// Environment steps between checkpoints (default 50,000). At each
     /// checkpoint boundary every running episode is cut (a time-limit
-    /// truncation, bootstrapped), so a resumed run continues exactly.
+    /// truncation, bootstrapped); a stop between boundaries cuts none (its
+    /// checkpoint carries the episodes under way).
     pub checkpoint_every: u64,
 }
 

@@ -17,7 +17,10 @@ pub trait DqnEnv: Env {
 
     /// Starts an episode from `seed` at curriculum `level` (0 without a
     /// curriculum) and returns its difficulty, which the curriculum
-    /// counts only when it equals the current level.
+    /// counts only when it equals the current level. The episode must be
+    /// fixed by `seed`, `level` and the actions then taken, whatever the
+    /// environment played before: a run resumed from a stop replays its
+    /// episodes under way from these.
     fn start_episode(&mut self, seed: u64, level: usize) -> usize {
         let _ = level;
         self.reset(seed);

@@ -29,6 +29,7 @@ mod learner;
 mod memory;
 mod network;
 mod run;
+mod running;
 mod shards;
 mod symmetric;
 

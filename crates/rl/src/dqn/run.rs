@@ -3,8 +3,10 @@
 //! gradient updates, a curriculum, and episode statistics.
 
 use super::env::{afterstates_of, model_of, symmetries_of};
+use super::running::Running;
 use super::shards::Shards;
 use super::{Curriculum, DqnConfig, DqnEnv, DqnLearner, UpdateStats};
+use crate::state::state_error;
 use crate::{NStep, NStepConfig, Result, RlError, Step, splitmix};
 use minnow_dist::Collective;
 use minnow_envs::{check_env_sizes, legal_mask_checked, observe_checked};
@@ -108,6 +110,9 @@ pub struct DqnRun<E: DqnEnv> {
     returns: Vec<f32>,
     lengths: Vec<u32>,
     difficulty: Vec<usize>,
+    /// Each env's episode under way, as what replays it (for a checkpoint
+    /// between boundaries).
+    running: Vec<Running>,
     /// The exploration rate by environment step.
     epsilon: Schedule,
     /// Draws epsilon-greedy exploration.
@@ -118,7 +123,7 @@ pub struct DqnRun<E: DqnEnv> {
     pub(crate) curriculum: Option<Curriculum>,
     pub(crate) recent: RecentEpisodes,
     /// Every env must start a new episode before the next step (at the
-    /// beginning, after a checkpoint boundary and after a resume).
+    /// beginning, after a checkpoint boundary and after resuming from one).
     fresh: bool,
     last_update: Option<UpdateStats>,
 }
@@ -155,6 +160,8 @@ impl<E: DqnEnv> DqnRun<E> {
             returns: vec![0.0; n],
             lengths: vec![0; n],
             difficulty: vec![0; n],
+            // Not `vec![..; n]`: a clone would drop the room reserved.
+            running: (0..n).map(|_| Running::new()).collect(),
             epsilon: config.epsilon.build()?,
             rng: Pcg64Mcg::seed_from_u64(config.seed ^ 0x0ac7_1e55),
             episodes: 0,
@@ -227,14 +234,16 @@ impl<E: DqnEnv> DqnRun<E> {
         self.env_steps >= self.learner.config.env_steps
     }
 
-    /// Whether the run stands at a checkpoint boundary (where it can be saved).
+    /// Whether the run stands at a checkpoint boundary: every episode was
+    /// cut there and none is under way.
     pub fn at_boundary(&self) -> bool {
         self.fresh
     }
 
     /// One vector step: every env takes one epsilon-greedy action, then
     /// `updates_per_step` gradient updates once learning has started. At a
-    /// checkpoint boundary every episode is cut and the run is ready to save.
+    /// checkpoint boundary every episode is cut. The run can be saved
+    /// after any step.
     pub fn step(&mut self) -> Result<()> {
         self.step_with(None)
     }
@@ -311,6 +320,7 @@ impl<E: DqnEnv> DqnRun<E> {
         let o = self.next_obs.len();
         let env = &mut self.envs[i];
         let step = env.step(action as usize)?;
+        self.running[i].record(action);
         observe_checked(env, &mut self.next_obs)?;
         let next_legal = legal_mask_checked(env)?;
         for (a, m) in self.next_mask.iter_mut().enumerate() {
@@ -355,6 +365,7 @@ impl<E: DqnEnv> DqnRun<E> {
         let (o, level) = (self.next_obs.len(), self.level());
         let seed = splitmix(self.learner.config.seed ^ splitmix(self.episodes));
         self.episodes += 1;
+        self.running[i].start(seed, level);
         let env = &mut self.envs[i];
         self.difficulty[i] = env.start_episode(seed, level);
         observe_checked(env, &mut self.obs[i * o..(i + 1) * o])?;
@@ -364,11 +375,11 @@ impl<E: DqnEnv> DqnRun<E> {
     }
 
     /// Ends every running episode as a time-limit truncation (pending
-    /// n-step transitions bootstrap from where they stopped), which makes
-    /// the run savable now: what a stop between checkpoints does. (A run
-    /// resumed from there is a valid continuation, but not bit-identical
-    /// to one that never stopped.)
-    pub fn cut_episodes(&mut self) -> Result<()> {
+    /// n-step transitions bootstrap from where they stopped): what every
+    /// checkpoint boundary does (boundaries were once the only points a
+    /// run could be saved at, and runs' results depend on the cut; a stop
+    /// between them cuts nothing).
+    fn cut_episodes(&mut self) -> Result<()> {
         for n_step in &mut self.n_steps {
             n_step.flush(false, &mut self.learner.memory)?;
         }
@@ -376,9 +387,67 @@ impl<E: DqnEnv> DqnRun<E> {
         Ok(())
     }
 
-    /// Marks every env as needing a new episode (after a resume).
+    /// Marks every env as needing a new episode (after resuming from a
+    /// boundary).
     pub(crate) fn set_fresh(&mut self) {
         self.fresh = true;
+    }
+
+    /// The pending n-step transitions of each env.
+    pub(crate) fn n_steps(&self) -> &[NStep] {
+        &self.n_steps
+    }
+
+    /// The pending n-step transitions of each env, to restore.
+    pub(crate) fn n_steps_mut(&mut self) -> &mut [NStep] {
+        &mut self.n_steps
+    }
+
+    /// The episodes under way, one per env, to save; `None` at a
+    /// checkpoint boundary, where none is.
+    pub(crate) fn running(&self) -> Option<&[Running]> {
+        (!self.fresh).then_some(&self.running)
+    }
+
+    /// Puts every env back where its saved episode (`running`, one per
+    /// env, from [`DqnRun::running`]) stood: started from the episode's
+    /// seed and level and stepped through its actions, the observation,
+    /// legal actions, return and length following as they did. Into a
+    /// run freshly built, its curriculum restored. An error names the env
+    /// whose episode cannot be what a run left under way (crafted: a
+    /// level the curriculum never had, an illegal action, an episode that
+    /// has ended).
+    pub(crate) fn replay_running(&mut self, running: &[Running]) -> Result<()> {
+        let (n, o) = (self.envs.len(), self.next_obs.len());
+        let bad = |detail: String| state_error("running", detail);
+        if running.len() != n {
+            return Err(bad(format!("{} episodes under way, expected one per env ({n})", running.len())));
+        }
+        // Levels only rise, from the curriculum's start to where it stands.
+        let levels = self.curriculum.map_or(0..=0, |c| c.config.start..=c.level);
+        for (i, episode) in running.iter().enumerate() {
+            if !levels.contains(&episode.level) {
+                return Err(bad(format!("env {i}: level {}, expected one in {levels:?}", episode.level)));
+            }
+            let env = &mut self.envs[i];
+            self.difficulty[i] = env.start_episode(episode.seed, episode.level);
+            let (mut ret, mut length) = (0.0f32, 0u32);
+            for (t, &action) in episode.actions.iter().enumerate() {
+                let step = env.step(action as usize).map_err(|e| bad(format!("env {i}, action {t}: {e}")))?;
+                if step.is_over() {
+                    return Err(bad(format!("env {i}: the episode ends at action {t}, yet it is under way")));
+                }
+                ret += step.reward;
+                length += 1;
+            }
+            observe_checked(env, &mut self.obs[i * o..(i + 1) * o])?;
+            self.masks[i] = legal_mask_checked(env)?;
+            (self.returns[i], self.lengths[i]) = (ret, length);
+            self.running[i].start(episode.seed, episode.level);
+            self.running[i].actions.extend_from_slice(&episode.actions);
+        }
+        self.fresh = false;
+        Ok(())
     }
 }
 

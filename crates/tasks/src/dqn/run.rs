@@ -85,10 +85,6 @@ impl<E: DqnTaskEnv> Run for DqnTaskRun<E> {
         self.run.save_state(checkpoint).map_err(TrainError::task)
     }
 
-    fn prepare_stop(&mut self) -> Result<(), TrainError> {
-        self.run.cut_episodes().map_err(TrainError::task)
-    }
-
     fn restore(&mut self, checkpoint: &RunCheckpoint) -> Result<(), TrainError> {
         self.run.restore_state(checkpoint).map_err(TrainError::task)
     }
