@@ -115,12 +115,11 @@ fn final_suite(
         value_errors_text(&errors)
     );
     let figures = vec![("greedy_d7_within_2d", greedy[6].within_2d)];
-    let details = serde_json::json!({
-        "greedy_d7_within_2d": greedy[6].within_2d,
-        "greedy_within_2d": greedy.iter().map(|r| r.within_2d).collect::<Vec<_>>(),
-        "value_mae": errors.iter().map(|e| e.1).collect::<Vec<_>>(),
-    });
-    let serde_json::Value::Object(details) = details else { unreachable!("json! of an object literal") };
+    let details = serde_json::Map::from_iter([
+        ("greedy_d7_within_2d".to_string(), serde_json::json!(greedy[6].within_2d)),
+        ("greedy_within_2d".to_string(), serde_json::json!(greedy.iter().map(|r| r.within_2d).collect::<Vec<_>>())),
+        ("value_mae".to_string(), serde_json::json!(errors.iter().map(|e| e.1).collect::<Vec<_>>())),
+    ]);
     Ok((Evaluation { figures, table }, details))
 }
 
