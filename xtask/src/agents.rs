@@ -256,7 +256,7 @@ mod tests {
         const GAMES: usize = 20;
         let mut card = Card::read("ntuple-2048");
         let agent = NTupleAgent::load(&shipped(card.task)).unwrap();
-        let report = ntuple_suite(&agent, GAMES, agent.config.eval.seed, &()).unwrap();
+        let report = ntuple_suite(&agent, GAMES, agent.config.eval.seed, &agent.config.eval.search(), &()).unwrap();
         let r = &report.result;
         let figure = format!(
             "mean score {:.0}, 1024 in {:.1}%, 2048 in {:.1}%",

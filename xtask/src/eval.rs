@@ -11,8 +11,9 @@
 //!   points; pubeval and MCTS against random.
 //! - td-backgammon: the network alone and a 2-ply search against pubeval.
 //! - dqn-cube, dqn-2048, dqn-cartpole: the final greedy evaluation.
-//! - ntuple-2048: greedy play on one view, the run's final evaluation
-//!   games.
+//! - ntuple-2048: the run's final evaluation games on one view, greedy or
+//!   with expectimax (`--depth`), with the shares reaching 2048 to 32768
+//!   and the moves per second.
 //! - cube-solver: the greedy policy and the cost-to-go at every distance.
 //!
 //! `--gnubg N` instead has GNU Backgammon judge td-backgammon's decisions.
@@ -37,6 +38,14 @@ pub struct EvalFlags {
     /// (`eval.candidates`; 1 plays the network alone).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     candidates: Option<u32>,
+    /// ntuple-2048: expectimax depth of the final evaluation's games, 1
+    /// for greedy play (`eval.depth`).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=6))]
+    depth: Option<u32>,
+    /// ntuple-2048: spawn sequences less likely than this are valued by
+    /// the network instead of searched (`eval.min_probability`).
+    #[arg(long)]
+    min_probability: Option<f32>,
     /// az-*: the network's precision at the search's leaves and in the
     /// network-alone games, f32 or bf16 (`mcts.inference`).
     #[arg(long)]
@@ -71,6 +80,12 @@ pub fn run(args: EvalFlags) -> Result<(), String> {
     }
     if let Some(candidates) = args.candidates {
         overrides["eval"]["candidates"] = json!(candidates);
+    }
+    if let Some(depth) = args.depth {
+        overrides["eval"]["depth"] = json!(depth);
+    }
+    if let Some(p) = args.min_probability {
+        overrides["eval"]["min_probability"] = json!(p);
     }
     if let Some(inference) = args.inference {
         overrides["mcts"]["inference"] = serde_json::to_value(inference).map_err(|e| e.to_string())?;

@@ -12,7 +12,9 @@
 //!   leaf evaluation, chance nodes, a Gumbel root, an MCTS-solver) and
 //!   AlphaZero-style self-play training of a policy-value network.
 //! - [`afterstate`]: TD(λ) on afterstate values (TD-Gammon), with 1-ply
-//!   and 2-ply search; [`ntuple`]: n-tuple networks learned by TD(0).
+//!   and 2-ply search; [`ntuple`]: n-tuple networks learned by TD(0);
+//!   [`expectimax`]: depth-limited expectimax over games of chance with
+//!   afterstates (2048), generic over the afterstate value function.
 //! - [`puzzle`]: search for single-agent puzzles (batched weighted A*,
 //!   bidirectional BFS) and a cost-to-go learned by value iteration.
 //! - The replay machinery underneath: [`ReplayBuffer`], [`SumTree`] and
@@ -46,6 +48,7 @@ pub mod alphazero;
 mod batch;
 pub mod dqn;
 mod error;
+pub mod expectimax;
 pub mod mcts;
 mod n_step;
 pub mod ntuple;

@@ -120,6 +120,11 @@ impl Game2048Result {
         ]
     }
 
+    /// The share of games whose largest tile is `tile` or more.
+    pub fn reached(&self, tile: u32) -> f64 {
+        self.max_tiles.iter().filter(|(t, _)| *t >= tile).map(|(_, share)| share).sum()
+    }
+
     /// The summary of finished games.
     pub fn of_games(envs: &[Game2048]) -> Self {
         let n = envs.len().max(1) as f64;

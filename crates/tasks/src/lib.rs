@@ -6,7 +6,8 @@
 //!   (afterstates, the board's 8 views) and [`CartPoleDqn`] (success is
 //!   balancing to the time limit). Each wraps its environment and
 //!   implements `minnow-rl`'s [`DqnEnv`](minnow_rl::dqn::DqnEnv) and
-//!   capability traits.
+//!   capability traits. [`Game2048Chance`] is 2048's moves and spawns for
+//!   `minnow-rl`'s expectimax search.
 //! - [`presets`]: the tuned DQN configs of `cargo xtask train dqn-*`;
 //!   [`alphazero_presets`]: the tuned AlphaZero configs of connect four
 //!   and backgammon.
@@ -53,6 +54,7 @@ pub mod digits;
 pub mod dqn;
 pub mod eval;
 mod game2048;
+mod game2048_chance;
 pub mod game_runs;
 pub mod logic_ca;
 pub mod ntuple;
@@ -65,6 +67,7 @@ mod wrap;
 pub use cartpole::CartPoleDqn;
 pub use cube::CubeDqn;
 pub use game2048::Game2048Dqn;
+pub use game2048_chance::Game2048Chance;
 pub use pretrain::pretrain_cube;
 pub use registry::{DEFAULT_TASK, registry};
 

@@ -22,11 +22,18 @@ struct Feature {
 /// `V(board) = sum over placements p of table(p)[index(board, p)]`, where
 /// the index reads the placement's cells as the digits of a number in base
 /// `levels`. Cells must be below `levels`.
+///
+/// A network may have several stages (multi-stage weights, Yeh and Wu
+/// 2016): each its own copy of every table, one after another, chosen by
+/// the caller per board (by the game's progress). One stage is the plain
+/// network.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NTupleNetwork {
     cells: usize,
     levels: usize,
     features: Vec<Feature>,
+    /// Entries of one stage's tables.
+    stage_len: usize,
     weights: Vec<f32>,
 }
 
@@ -39,6 +46,14 @@ impl NTupleNetwork {
     /// `tables[t]` lists the placements that read table `t` (all of one
     /// length, no cell twice in one placement). All weights start at 0.
     pub fn new(cells: usize, levels: usize, tables: &[Vec<Vec<usize>>]) -> Result<Self> {
+        Self::staged(cells, levels, tables, 1)
+    }
+
+    /// [`NTupleNetwork::new`] with `stages` copies of the tables (1..=16).
+    pub fn staged(cells: usize, levels: usize, tables: &[Vec<Vec<usize>>], stages: usize) -> Result<Self> {
+        if !(1..=16).contains(&stages) {
+            return Err(invalid("stages", "1..=16 stages", stages as u64));
+        }
         if !(1..=256).contains(&cells) {
             return Err(invalid("cells", "1..=256 cells", cells as u64));
         }
@@ -77,7 +92,10 @@ impl NTupleNetwork {
             }
             offset += entries;
         }
-        Ok(Self { cells, levels, features, weights: vec![0.0; offset] })
+        let Some(total) = offset.checked_mul(stages) else {
+            return Err(invalid("stages", "stages x tables that fit in memory", stages as u64));
+        };
+        Ok(Self { cells, levels, features, stage_len: offset, weights: vec![0.0; total] })
     }
 
     /// Cells per board.
@@ -95,9 +113,20 @@ impl NTupleNetwork {
         self.features.len()
     }
 
-    /// Every table's entries, one after another.
+    /// Stages (copies of the tables).
+    pub fn stages(&self) -> usize {
+        self.weights.len() / self.stage_len
+    }
+
+    /// Every table's entries, one after another, stage after stage.
     pub fn weights(&self) -> &[f32] {
         &self.weights
+    }
+
+    /// Sets every entry to `value` (optimistic initialisation: a board no
+    /// update has touched is worth `value * features`).
+    pub fn fill(&mut self, value: f32) {
+        self.weights.fill(value);
     }
 
     #[inline]
@@ -115,8 +144,15 @@ impl NTupleNetwork {
     /// The board's value: the sum of the entries its placements read.
     #[track_caller]
     pub fn value(&self, board: &[u8]) -> f32 {
+        self.staged_value(0, board)
+    }
+
+    /// The board's value in stage `stage`'s tables.
+    #[track_caller]
+    pub fn staged_value(&self, stage: usize, board: &[u8]) -> f32 {
         self.check(board);
-        self.features.iter().map(|f| self.weights[self.index(f, board)]).sum()
+        let tables = &self.weights[stage * self.stage_len..(stage + 1) * self.stage_len];
+        self.features.iter().map(|f| tables[self.index(f, board)]).sum()
     }
 
     /// Changes the board's value by about `delta`: each entry it reads
@@ -124,11 +160,22 @@ impl NTupleNetwork {
     /// read the same entry). Touches nothing else.
     #[track_caller]
     pub fn update(&mut self, board: &[u8], delta: f32) {
-        self.check(board);
         let share = delta / self.features.len() as f32;
+        self.update_each(0, board, |_, w| *w += share);
+    }
+
+    /// Calls `f` with the flat index (into [`NTupleNetwork::weights`]) and
+    /// the entry of each placement stage `stage` reads for `board`, in
+    /// placement order: an update with a rule of its own (per-entry step
+    /// sizes).
+    #[track_caller]
+    pub fn update_each(&mut self, stage: usize, board: &[u8], mut f: impl FnMut(usize, &mut f32)) {
+        self.check(board);
+        assert!(stage < self.stages(), "ntuple: stage {stage} of {}", self.stages());
+        let base = stage * self.stage_len;
         for k in 0..self.features.len() {
-            let i = self.index(&self.features[k], board);
-            self.weights[i] += share;
+            let i = base + self.index(&self.features[k], board);
+            f(i, &mut self.weights[i]);
         }
     }
 

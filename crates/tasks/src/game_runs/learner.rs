@@ -34,4 +34,15 @@ pub(crate) trait GameLearner: Sized {
 
     /// Reads the weights back from the checkpoint's tensor `name`.
     fn restore(&mut self, checkpoint: &Checkpoint, name: &str) -> Result<(), RlError>;
+
+    /// Learning state beside the weights that a resume needs (per-weight
+    /// step sizes' sums), as named tensors; none by default.
+    fn extra_state(&self) -> Vec<(&'static str, &[f32])> {
+        Vec::new()
+    }
+
+    /// Reads [`GameLearner::extra_state`] back from the checkpoint.
+    fn restore_extra_state(&mut self, _checkpoint: &Checkpoint) -> Result<(), RlError> {
+        Ok(())
+    }
 }

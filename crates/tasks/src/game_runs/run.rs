@@ -81,11 +81,15 @@ impl<L: GameLearner> Run for GameRun<L> {
             .tensor(L::WEIGHTS, &[weights.len()], weights)
             .json("config", &self.config)
             .json("window", &self.window);
+        for (name, values) in self.learner.extra_state() {
+            checkpoint.tensor(name, &[values.len()], values);
+        }
         Ok(())
     }
 
     fn restore(&mut self, checkpoint: &RunCheckpoint) -> Result<(), TrainError> {
         self.learner.restore(checkpoint.raw(), L::WEIGHTS).map_err(TrainError::task)?;
+        self.learner.restore_extra_state(checkpoint.raw()).map_err(TrainError::task)?;
         let (window, games): (L::Tallies, u64) = (checkpoint.json("window")?, checkpoint.step()?);
         window.check(games)?;
         (self.window, self.games) = (window, games);

@@ -103,7 +103,7 @@ mod tests {
     /// 12 levels, in `dir`.
     fn saved_run(dir: &Path) -> PathBuf {
         let lines = (0..4).flat_map(|k| [vec![4 * k, 4 * k + 1, 4 * k + 2, 4 * k + 3], vec![k, k + 4, k + 8, k + 12]]);
-        let eval = NTupleEvalConfig { every: 40, during: 1, last: 1, seed: 5 };
+        let eval = NTupleEvalConfig { every: 40, during: 1, last: 1, seed: 5, ..NTupleConfig::default().eval };
         let config = NTupleConfig {
             tuples: lines.collect(),
             levels: 12,

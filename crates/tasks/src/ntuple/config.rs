@@ -6,6 +6,7 @@ use crate::game_runs::{GameRunConfig, game_run_config};
 use minnow_envs::Game2048Config;
 use minnow_optim::Check;
 use minnow_rl::RlError;
+use minnow_rl::expectimax::{ExpectimaxConfig, MAX_DEPTH};
 use serde::{Deserialize, Serialize};
 
 /// The config's name in its errors (`ntuple-2048.alpha: ...`).
@@ -35,9 +36,40 @@ pub struct NTupleConfig {
     pub checkpoint_every: u64,
     /// The greedy evaluations.
     pub eval: NTupleEvalConfig,
+    /// Temporal coherence learning (Jaśkowski 2016): each table entry
+    /// its own step size, `alpha * |sum of its errors| / sum of their
+    /// magnitudes`. Triples the memory (the sums are checkpointed).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub coherence: bool,
+    /// Multi-stage weights: the tiles (powers of two, ascending) whose
+    /// first appearance as the largest tile starts a new copy of every
+    /// table (`[8192, 16384]`: three stages). Empty: one stage.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stages: Vec<u32>,
+    /// The value of a board before any update (optimistic initialisation:
+    /// a value above any real return makes the player try what it has not
+    /// seen). Every entry starts at this over the entries read per board.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub initial_value: f32,
 }
 
-/// The greedy evaluations during and after training.
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+fn is_zero(v: &f32) -> bool {
+    *v == 0.0
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
+}
+
+fn one() -> usize {
+    1
+}
+
+/// The evaluations during and after training.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NTupleEvalConfig {
@@ -49,6 +81,23 @@ pub struct NTupleEvalConfig {
     pub last: usize,
     /// Seeds the evaluation games (the same at every evaluation).
     pub seed: u64,
+    /// The final evaluation's search depth: 1 plays greedily on the
+    /// afterstate values, each further level averages over the spawns
+    /// and takes the best reply (expectimax). Evaluations during training
+    /// stay greedy.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub depth: usize,
+    /// Spawn sequences less likely than this are valued by the network
+    /// instead of searched (0: search every spawn).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub min_probability: f32,
+}
+
+impl NTupleEvalConfig {
+    /// The final evaluation's search.
+    pub fn search(&self) -> ExpectimaxConfig {
+        ExpectimaxConfig { depth: self.depth, min_probability: self.min_probability, ..ExpectimaxConfig::default() }
+    }
 }
 
 /// Twelve 6-tuples, each with its own table read at one placement: a
@@ -78,7 +127,17 @@ impl Default for NTupleConfig {
             levels: 16,
             env: Game2048Config::default(),
             checkpoint_every: 10_000,
-            eval: NTupleEvalConfig { every: 10_000, during: 100, last: 1000, seed: 2048 },
+            eval: NTupleEvalConfig {
+                every: 10_000,
+                during: 100,
+                last: 1000,
+                seed: 2048,
+                depth: 1,
+                min_probability: 0.0,
+            },
+            coherence: false,
+            stages: Vec::new(),
+            initial_value: 0.0,
         }
     }
 }
@@ -104,15 +163,28 @@ impl NTupleConfig {
         if let Some(&cell) = self.tuples.iter().flatten().find(|&&c| c >= 16) {
             return Err(bad_count("tuples", "cells 0..=15 (4 * row + col)", cell as u64));
         }
+        Check(CONFIG).count_in("eval.depth", "1..=6", self.eval.depth as u64, 1, MAX_DEPTH as u64)?;
+        Check(CONFIG).unit_open("eval.min_probability", self.eval.min_probability)?;
+        Check(CONFIG).non_negative("initial_value", self.initial_value)?;
+        let ascending = self.stages.windows(2).all(|w| w[0] < w[1]);
+        if let Some(&tile) = self.stages.iter().find(|t| !(4..=32768).contains(*t) || !t.is_power_of_two()) {
+            return Err(bad_count("stages", "tiles that are powers of two from 4 to 32768", tile as u64));
+        }
+        if !ascending || self.stages.len() > 15 {
+            return Err(bad_count("stages", "at most 15 tiles in ascending order", self.stages.len() as u64));
+        }
         self.env.validate()?;
         Ok(())
     }
 
     /// The bytes of the tables: one f32 per entry of each tuple's table,
     /// levels^(cells in the tuple).
+    /// Temporal coherence's two sums per entry triple it, each stage
+    /// multiplies it.
     pub fn table_bytes(&self) -> f64 {
         let entries: f64 = self.tuples.iter().map(|t| (self.levels as f64).powi(t.len() as i32)).sum();
-        4.0 * entries
+        let copies = (self.stages.len() + 1) as f64 * if self.coherence { 3.0 } else { 1.0 };
+        4.0 * entries * copies
     }
 }
 
@@ -136,6 +208,19 @@ mod tests {
         assert!(err(|c| c.eval.every = 0).starts_with("ntuple-2048.eval.every"));
         assert_eq!(err(|c| c.tuples[1][2] = 16), "ntuple-2048.tuples: expected cells 0..=15 (4 * row + col), found 16");
         assert!(err(|c| c.env.four_probability = 2.0).contains("four_probability"));
+        assert_eq!(err(|c| c.eval.depth = 0), "ntuple-2048.eval.depth: expected 1..=6, found 0");
+        assert!(err(|c| c.eval.min_probability = 1.0).starts_with("ntuple-2048.eval.min_probability"));
+        assert!(err(|c| c.initial_value = -1.0).starts_with("ntuple-2048.initial_value"));
+        assert_eq!(
+            err(|c| c.stages = vec![8192, 3]),
+            "ntuple-2048.stages: expected tiles that are powers of two from 4 to 32768, found 3"
+        );
+        assert!(
+            err(|c| c.stages = vec![16384, 8192])
+                .starts_with("ntuple-2048.stages: expected at most 15 tiles in ascending")
+        );
+        let unknown = serde_json::from_str::<NTupleConfig>(r#"{"eval": {"dept": 2}}"#).unwrap_err().to_string();
+        assert!(unknown.contains("dept"), "{unknown}");
         let unknown = serde_json::from_str::<NTupleConfig>(r#"{"alfa": 0.1}"#).unwrap_err().to_string();
         assert!(unknown.contains("alfa"), "{unknown}");
     }

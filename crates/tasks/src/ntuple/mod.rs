@@ -2,6 +2,11 @@
 //! afterstates, one game after another on one core, evaluated greedily
 //! on one view of the board as it trains and at the end.
 //!
+//! Play is greedy on the afterstate values, or an expectimax search over
+//! the spawns (`eval.depth`, [`minnow_rl::expectimax`]); training can use
+//! temporal coherence (`coherence`), multi-stage tables (`stages`) and
+//! optimistic initial values (`initial_value`).
+//!
 //! The default network reads each of its twelve 6-tuple tables at one
 //! placement (12 entries per board) and plays on one view of the board.
 //! With `"symmetric_sampling": true` each table is read at its tuple's 8
@@ -21,7 +26,8 @@ mod suite;
 pub use agent::{NTupleAgent, SPARSE_GAPS, SPARSE_VALUES, SparseCount, write_agent};
 pub use config::{NTupleConfig, NTupleEvalConfig};
 pub use run::WEIGHTS;
-pub use suite::{NTupleReport, ntuple_suite};
+pub use run::{COHERENCE_ERRORS, COHERENCE_MAGNITUDES};
+pub use suite::{NTupleReport, REPORTED_TILES, ntuple_suite};
 
 use minnow_train::{Evaluate, Evaluation, Session, Task, TaskError, View};
 use run::{NTupleRun, TASK};
@@ -91,21 +97,23 @@ impl Task for NTuple2048 {
         );
         let t = Instant::now();
         let learner = &run.learner;
-        let r = learner.player.evaluate(&learner.prototype, config.eval.last, config.eval.seed, &|| {})?;
-        minnow_train::outln!("final greedy evaluation, one view ({:.1} s):\n{r}", t.elapsed().as_secs_f64());
+        let search = config.eval.search();
+        let r = learner.player.evaluate(&learner.prototype, config.eval.last, config.eval.seed, &search, &|| {})?;
+        let play = if search.depth == 1 { "greedy".to_string() } else { format!("depth-{} expectimax", search.depth) };
+        minnow_train::outln!("final {play} evaluation, one view ({:.1} s):\n{r}", t.elapsed().as_secs_f64());
         minnow_train::write_json(session, "eval.json", &r)
     }
 
     /// The final evaluation's games on saved tables (a run's, or the
     /// shipped sparse ones), `overrides` laid over their config
-    /// (`{"eval": {"seed": 7}}`).
+    /// (`{"eval": {"seed": 7, "depth": 3}}`).
     fn evaluate(&self, request: &Evaluate<'_>) -> Result<Evaluation, TaskError> {
         let mut agent = NTupleAgent::load(request.checkpoint)?;
         agent.config = minnow_train::config::layered(agent.config, request.overrides)?;
         self.check(&agent.config)?;
         let (games, seed) = (request.games.unwrap_or(agent.config.eval.last), agent.config.eval.seed);
-        let report = ntuple_suite(&agent, games, seed, request.progress)?;
+        let report = ntuple_suite(&agent, games, seed, &agent.config.eval.search(), request.progress)?;
         let title = format!("{}: {TASK} tables after {} games\n", request.checkpoint.display(), agent.games);
-        Ok(Evaluation { figures: report.result.metrics(), table: title + &report.table() })
+        Ok(Evaluation { figures: report.figures(), table: title + &report.table() })
     }
 }

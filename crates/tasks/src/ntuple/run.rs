@@ -8,6 +8,7 @@ use crate::game_runs::{Count, GameLearner, GameRun, Tallies};
 use minnow_envs::Game2048;
 use minnow_nn::Checkpoint;
 use minnow_rl::RlError;
+use minnow_rl::expectimax::ExpectimaxConfig;
 use minnow_rl::ntuple::TdLearner;
 use minnow_train::{Metrics, TrainError};
 use serde::{Deserialize, Serialize};
@@ -17,6 +18,12 @@ pub(crate) const TASK: &str = "ntuple-2048";
 
 /// The run checkpoint's tensor of the tables, dense, in the network's flat order.
 pub const WEIGHTS: &str = "ntuple.weights";
+
+/// The run checkpoint's tensors of temporal coherence's sums per entry
+/// (signed errors, magnitudes), in the tables' flat order.
+pub const COHERENCE_ERRORS: &str = "ntuple.tc.errors";
+/// See [`COHERENCE_ERRORS`].
+pub const COHERENCE_MAGNITUDES: &str = "ntuple.tc.magnitudes";
 
 /// An n-tuple run as the run driver sees it.
 pub(crate) type NTupleRun = GameRun<NTupleLearner>;
@@ -40,7 +47,7 @@ impl GameLearner for NTupleLearner {
     fn new(config: &NTupleConfig) -> Result<Self, RlError> {
         let prototype = Game2048::new(config.env)?;
         let player = Player::new(config)?;
-        Ok(Self { player, td: TdLearner::new(config.alpha), env: prototype.clone(), prototype })
+        Ok(Self { td: player.learner(config), player, env: prototype.clone(), prototype })
     }
 
     fn train_game(&mut self, _: &NTupleConfig, _: u64, seed: u64) -> Result<NTupleTallies, TrainError> {
@@ -50,7 +57,9 @@ impl GameLearner for NTupleLearner {
 
     fn evaluate(&mut self, config: &NTupleConfig, metrics: &mut Metrics) -> Result<(), TrainError> {
         let eval = config.eval;
-        let r = self.player.evaluate(&self.prototype, eval.during, eval.seed, &|| {}).map_err(TrainError::task)?;
+        let greedy = ExpectimaxConfig::default();
+        let r =
+            self.player.evaluate(&self.prototype, eval.during, eval.seed, &greedy, &|| {}).map_err(TrainError::task)?;
         metrics.extend(r.metrics());
         Ok(())
     }
@@ -61,6 +70,20 @@ impl GameLearner for NTupleLearner {
 
     fn restore(&mut self, checkpoint: &Checkpoint, name: &str) -> Result<(), RlError> {
         self.player.net.restore(checkpoint, name)
+    }
+
+    fn extra_state(&self) -> Vec<(&'static str, &[f32])> {
+        match self.td.coherence() {
+            Some((errors, magnitudes)) => vec![(COHERENCE_ERRORS, errors), (COHERENCE_MAGNITUDES, magnitudes)],
+            None => Vec::new(),
+        }
+    }
+
+    fn restore_extra_state(&mut self, checkpoint: &Checkpoint) -> Result<(), RlError> {
+        if self.td.coherence().is_some() {
+            self.td.restore_coherence(checkpoint, COHERENCE_ERRORS, COHERENCE_MAGNITUDES)?;
+        }
+        Ok(())
     }
 }
 
@@ -119,7 +142,7 @@ mod tests {
     /// game every 3.
     fn tiny_run() -> NTupleRun {
         let tuples = (0..4).map(|k| vec![4 * k, 4 * k + 1, 4 * k + 2, 4 * k + 3]).collect();
-        let eval = NTupleEvalConfig { every: 3, during: 1, last: 1, seed: 5 };
+        let eval = NTupleEvalConfig { every: 3, during: 1, last: 1, seed: 5, ..NTupleConfig::default().eval };
         let config =
             NTupleConfig { tuples, levels: 12, games: 6, checkpoint_every: 3, eval, ..NTupleConfig::default() };
         NTupleRun::new(config).unwrap()
