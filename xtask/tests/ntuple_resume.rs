@@ -16,9 +16,11 @@ fn train(out: &Path, config: &Path, games: u64, resume: bool) -> Output {
     cmd.output().expect("xtask runs")
 }
 
+/// Temporal coherence and two stages, so their state crosses the resume.
 fn write_config(path: &Path, levels: usize) {
     let config = format!(
         r#"{{"tuples": [[0, 1, 2, 3], [4, 5, 6, 7], [0, 4, 8, 12], [1, 5, 9, 13]], "levels": {levels},
+            "coherence": true, "stages": [128], "alpha": 0.5,
             "checkpoint_every": 30, "eval": {{"every": 20, "during": 5, "last": 5}}}}"#
     );
     std::fs::write(path, config).unwrap();
@@ -40,6 +42,7 @@ fn ntuple_resume_in_a_new_process_is_bit_identical() {
 
     let (a, b) = common::assert_same_checkpoints(&straight, &interrupted);
     assert_eq!(a.meta("step"), Some("60"));
+    assert!(a.tensor("ntuple.tc.magnitudes").is_some_and(|m| m.iter().any(|&v| v > 0.0)), "TC's sums are saved");
     assert_eq!(a.meta("window"), b.meta("window"));
     let metrics = |dir: &Path| std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap();
     assert_eq!(metrics(&straight).lines().count(), metrics(&interrupted).lines().count());

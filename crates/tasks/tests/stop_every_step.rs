@@ -89,6 +89,17 @@ fn ntuple_2048() {
     every_stop("ntuple-2048", config, 16);
 }
 
+/// Temporal coherence's sums and a second stage of tables (from the
+/// first 64) carried across every stop; the final evaluation searches two
+/// levels deep.
+#[test]
+fn ntuple_2048_coherent_staged() {
+    let config = json!({"tuples": [[0, 1, 2, 3], [0, 4, 8, 12]], "levels": 8, "checkpoint_every": 5,
+        "coherence": true, "stages": [64], "alpha": 1.0, "initial_value": 100.0,
+        "eval": {"every": 4, "during": 1, "last": 1, "depth": 2}});
+    every_stop("ntuple-2048", config, 16);
+}
+
 #[test]
 fn cube_solver() {
     let config = json!({

@@ -80,7 +80,12 @@ impl Task for NTuple2048 {
                 config.tuples.len(),
                 weights as f64 * 4.0 / (1 << 20) as f64,
                 net.features(),
-                if config.symmetric_sampling { " (symmetric sampling)" } else { "" },
+                [
+                    if config.symmetric_sampling { " (symmetric sampling)" } else { "" },
+                    if config.coherence { ", temporal coherence" } else { "" },
+                    if config.stages.is_empty() { "" } else { ", multi-stage" },
+                ]
+                .concat(),
                 out.display()
             );
         }
