@@ -122,7 +122,8 @@ impl Game2048Result {
 
     /// The share of games whose largest tile is `tile` or more.
     pub fn reached(&self, tile: u32) -> f64 {
-        self.max_tiles.iter().filter(|(t, _)| *t >= tile).map(|(_, share)| share).sum()
+        // A fold from +0.0: `sum` of nothing is -0.0, printed as "-0.0%".
+        self.max_tiles.iter().filter(|(t, _)| *t >= tile).fold(0.0, |sum, (_, share)| sum + share)
     }
 
     /// The summary of finished games.
