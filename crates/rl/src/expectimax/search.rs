@@ -189,7 +189,7 @@ mod tests {
         const MAX_OUTCOMES: usize = 3;
 
         fn moves(&self, s: u32, out: &mut [Move<u32>]) -> usize {
-            if s % 7 == 0 {
+            if s.is_multiple_of(7) {
                 return 0;
             }
             let count = 1 + splitmix(s as u64) as usize % 3;
