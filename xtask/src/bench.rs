@@ -221,18 +221,24 @@ fn print_limits(limits: &Limits) {
     if limits.rates.is_empty() {
         return;
     }
-    minnow_train::outln!("
-Machine limits in this run (the best probe of each; floors use these):");
+    minnow_train::outln!(
+        "
+Machine limits in this run (the best probe of each; floors use these):"
+    );
     for r in &limits.rates {
         let (what, value) = match r.limit {
             Limit::Compute(Precision::F32) => ("f32 FMA".to_string(), format!("{:.1} GFLOP/s", r.rate / 1e9)),
             Limit::Compute(Precision::Bf16) => ("bf16 dot".to_string(), format!("{:.1} GFLOP/s", r.rate / 1e9)),
-            Limit::Bandwidth(level) => (format!("{} bandwidth", memory_name(level)), format!("{:.1} GB/s", r.rate / 1e9)),
+            Limit::Bandwidth(level) => {
+                (format!("{} bandwidth", memory_name(level)), format!("{:.1} GB/s", r.rate / 1e9))
+            }
         };
         minnow_train::outln!("  {what:<16} {:>2} thr {value:>16}  {}", r.threads, r.workload);
     }
     if !limits.rates.iter().any(|r| r.limit == Limit::Compute(Precision::Bf16)) {
-        minnow_train::outln!("  bf16: no native dot product here; the bf16 kernels multiply in f32, so f32's peak applies");
+        minnow_train::outln!(
+            "  bf16: no native dot product here; the bf16 kernels multiply in f32, so f32's peak applies"
+        );
     }
     let c = limits.caches;
     minnow_train::outln!(

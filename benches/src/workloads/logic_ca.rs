@@ -141,7 +141,13 @@ impl Workload for LogicCaHard {
         // The grid read and the next one written, a bit per cell and
         // channel each; both grids are the working set.
         let grid = (HARD_SIDE * HARD_SIDE * self.program.channels()) as f64 / 8.0;
-        Roofline::Floor(Cost { flops: 0.0, precision: Precision::F32, bytes: 2.0 * grid, working_set: 2.0 * grid, threads: 1 })
+        Roofline::Floor(Cost {
+            flops: 0.0,
+            precision: Precision::F32,
+            bytes: 2.0 * grid,
+            working_set: 2.0 * grid,
+            threads: 1,
+        })
     }
 }
 

@@ -279,12 +279,9 @@ impl Workload for MctsBackgammonThreads {
     fn roofline(&self) -> Roofline {
         // Both loops' work, on two threads.
         match (self.plays[0].cost(), self.plays[1].cost()) {
-            (Some(a), Some(b)) => Roofline::Floor(Cost {
-                flops: a.flops + b.flops,
-                bytes: a.bytes + b.bytes,
-                threads: 2,
-                ..a
-            }),
+            (Some(a), Some(b)) => {
+                Roofline::Floor(Cost { flops: a.flops + b.flops, bytes: a.bytes + b.bytes, threads: 2, ..a })
+            }
             _ => Roofline::NoFloor("not run yet"),
         }
     }

@@ -82,7 +82,11 @@ impl Workload for Axpy {
             Memory::L3 => "l3",
             Memory::Dram => "dram",
         };
-        if self.threads == 1 { format!("memory/axpy/{level}") } else { format!("memory/axpy/{level}/{}thr", self.threads) }
+        if self.threads == 1 {
+            format!("memory/axpy/{level}")
+        } else {
+            format!("memory/axpy/{level}/{}thr", self.threads)
+        }
     }
     fn work(&self) -> Work {
         Work::Bytes((12 * self.x.len() * self.passes) as f64)

@@ -78,7 +78,8 @@ fn avx512_bf16(iterations: usize, seed: f32) -> f32 {
     let small = _mm512_set1_epi32(i32::from(crate::f32_to_bf16(1e-6)) * 0x1_0001);
     let one = _mm512_set1_epi32(i32::from(crate::f32_to_bf16(1.0)) * 0x1_0001);
     // SAFETY: both are 512 bits of plain data, every bit pattern valid.
-    let (a, b) = unsafe { (std::mem::transmute::<__m512i, __m512bh>(small), std::mem::transmute::<__m512i, __m512bh>(one)) };
+    let (a, b) =
+        unsafe { (std::mem::transmute::<__m512i, __m512bh>(small), std::mem::transmute::<__m512i, __m512bh>(one)) };
     let mut acc = [_mm512_set1_ps(seed); AVX512_CHAINS];
     for _ in 0..iterations {
         for r in acc.iter_mut() {
