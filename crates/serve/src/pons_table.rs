@@ -10,10 +10,13 @@ use minnow_envs::connect4::pons::{self, PONS_SETS};
 use minnow_tasks::alphazero::pons_dir;
 use std::collections::HashMap;
 
-/// Exact move scores by position, and the set each position came from.
+/// Each column's exact score (`None`: full) and the label of the set.
+pub type Solved = ([Option<i8>; COLUMNS], &'static str);
+
+/// Exact move scores by position (both sides' stones).
 #[derive(Debug)]
 pub struct PonsTable {
-    scores: HashMap<(u64, u64), ([Option<i8>; COLUMNS], &'static str)>,
+    scores: HashMap<(u64, u64), Solved>,
 }
 
 impl PonsTable {
@@ -32,7 +35,7 @@ impl PonsTable {
 
     /// The exact score of each column at `game` (`None` for a full
     /// column) and the set's label, if `game` is a test position.
-    pub fn lookup(&self, game: &ConnectFour) -> Option<&([Option<i8>; COLUMNS], &'static str)> {
+    pub fn lookup(&self, game: &ConnectFour) -> Option<&Solved> {
         self.scores.get(&key(game))
     }
 }
