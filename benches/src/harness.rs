@@ -1,3 +1,4 @@
+use crate::roofline::Roofline;
 use minnow_arena::global_stats;
 use serde::Serialize;
 use std::time::{Duration, Instant};
@@ -22,6 +23,12 @@ pub trait Workload: Send {
     fn work(&self) -> Work;
     /// One call: the work to time.
     fn run(&mut self);
+    /// What the workload tells the roofline: a limit it probes, the work
+    /// its floor follows from, or why it has none. Asked after the
+    /// timing, so a workload may count its work while it runs.
+    fn roofline(&self) -> Roofline {
+        Roofline::NoFloor("not a defining workload: no cost stated")
+    }
 }
 
 /// The timing of one workload: per-call times over the samples.
@@ -44,6 +51,8 @@ pub struct Measurement {
     /// Heap allocations per call, counted over all timed calls (needs the
     /// counting allocator installed; xtask installs it).
     pub allocs_per_call: f64,
+    /// Its place on the roofline.
+    pub roofline: Roofline,
 }
 
 impl Measurement {
@@ -167,6 +176,7 @@ fn measure_here(
                 calls_per_sample: calls,
                 work: w.work(),
                 allocs_per_call: allocs as f64 / (t.len() * calls) as f64,
+                roofline: w.roofline(),
             }
         })
         .collect()

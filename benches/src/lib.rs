@@ -6,6 +6,7 @@
 
 mod harness;
 mod profile;
+pub mod roofline;
 pub mod workloads;
 
 pub use harness::{Budget, Measurement, Work, Workload, measure};
@@ -21,6 +22,7 @@ pub fn all() -> Vec<Box<dyn Workload>> {
     workloads::lstm::register(&mut list);
     workloads::logic_ca::register(&mut list);
     workloads::gemm::register(&mut list);
+    workloads::peak::register(&mut list);
     workloads::memory::register(&mut list);
     workloads::elementwise::register(&mut list);
     workloads::envs::register(&mut list);

@@ -1,4 +1,4 @@
-//! `cargo xtask`: minnow's command line (train, bench, profile, eval, play, solve).
+//! `cargo xtask`: minnow's command line (train, bench, profile, eval, play, solve, serve).
 
 mod agent_args;
 mod agents;
@@ -10,6 +10,7 @@ mod play;
 mod play_backgammon;
 mod profile;
 mod prompt;
+mod serve;
 mod solve;
 mod train;
 
@@ -41,6 +42,9 @@ enum Command {
     Play(play::PlayArgs),
     /// Solve puzzles with a trained cost-to-go and search (`solve cube`).
     Solve(solve::SolveArgs),
+    /// The board in the browser on 127.0.0.1: play the agents, see their
+    /// analysis, watch a run's curves and a logic CA grow.
+    Serve(serve::ServeArgs),
     /// Write a run's trained agent (its weights alone) into agents/TASK,
     /// where play, eval and solve find it without --checkpoint.
     Ship(agents::ShipArgs),
@@ -62,6 +66,7 @@ fn main() -> ExitCode {
         Command::Play(args) => play::run(args).map_err(Into::into),
         Command::Solve(args) => solve::run(args),
         Command::Ship(args) => agents::run(args).map_err(Into::into),
+        Command::Serve(args) => serve::run(args).map_err(Into::into),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -13,12 +13,12 @@
 use minnow_envs::backgammon::mat::{self, GameRecord, MatchRecord, TurnRecord};
 use minnow_envs::backgammon::match_id::MatchState;
 use minnow_envs::backgammon::{
-    BackgammonConfig, POINTS, Play, ROLL_DICE, ROLL_PROBABILITIES, TurnPlays, match_id, notation, position_id,
+    BackgammonConfig, POINTS, Play, ROLL_DICE, TurnPlays, match_id, notation, pasted, position_id, random_roll,
 };
 use minnow_envs::{Backgammon, Game, Turn};
 use minnow_rl::afterstate::{Searcher, ValueNet};
 use minnow_tasks::backgammon::{self, BackgammonTurns, Saved};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use std::io::{BufRead, Write};
 use std::path::Path;
 
@@ -153,26 +153,18 @@ pub fn render(game: &Backgammon, viewer: usize) -> String {
 /// full ID `4HPwATDgc/ABMA:cIkFAAAAAAAE`, which says who is on roll and
 /// with what (the cube and the score play no part: minnow has no cube).
 pub fn parse_position(text: &str) -> Result<(Backgammon, usize), String> {
-    let mut parts = text.split([' ', ':']).filter(|p| !p.is_empty());
-    let (Some(id), Some(roll), None) = (parts.next(), parts.next(), parts.next()) else {
-        return Err(format!(
-            "'{text}': expected a Position ID and a roll or a Match ID, e.g. '4HPwATDgc/ABMA 31' or \
-             '4HPwATDgc/ABMA:cIkFAAAAAAAE'"
-        ));
-    };
-    let position = position_id::decode(id).map_err(|e| e.to_string())?;
-    let (player, (a, b)) = if roll.chars().count() == match_id::ID_LENGTH {
-        let state = match_id::decode(roll).map_err(|e| e.to_string())?;
-        let dice = state.dice.ok_or_else(|| format!("match ID '{roll}': no dice rolled, expected a roll to play"))?;
-        (state.on_roll, dice)
-    } else {
-        let digits: Vec<u8> = roll.chars().filter(|&c| c != '-').map(|c| c.to_digit(10).unwrap_or(0) as u8).collect();
-        match digits[..] {
-            [a, b] if (1..=6).contains(&a) && (1..=6).contains(&b) => (0, (a, b)),
-            _ => return Err(format!("roll '{roll}': expected two dice 1-6, e.g. 31 or 3-1")),
-        }
-    };
-    let game = Backgammon::from_position(config(), position, player, (a, b)).map_err(|e| format!("'{text}': {e}"))?;
+    let pasted = pasted::parse(text).map_err(|e| e.to_string())?;
+    if pasted.dice.is_none() {
+        return Err(match pasted.on_roll {
+            Some(_) => format!("'{text}': the match ID has no dice rolled, expected a roll to play"),
+            None => format!(
+                "'{text}': expected a Position ID and a roll or a Match ID, e.g. '4HPwATDgc/ABMA 31' or \
+                 '4HPwATDgc/ABMA:cIkFAAAAAAAE'"
+            ),
+        });
+    }
+    let player = pasted.on_roll.unwrap_or(0);
+    let game = pasted.game(config(), player).map_err(|e| format!("'{text}': {e}"))?;
     Ok((game, player))
 }
 
@@ -196,18 +188,6 @@ pub fn save_mat(path: &Path, game: GameRecord) -> Result<(), String> {
     let record = MatchRecord { names: ["you".into(), "td-backgammon".into()], length: 0, games: vec![game] };
     let text = mat::write(&record).map_err(|e| format!("--save-mat: {e}"))?;
     std::fs::write(path, text).map_err(|e| format!("--save-mat {}: {e}", path.display()))
-}
-
-/// A roll drawn with the dice's probabilities.
-fn roll(rng: &mut impl Rng) -> usize {
-    let mut u: f32 = rng.random();
-    for (k, &p) in ROLL_PROBABILITIES.iter().enumerate() {
-        if u < p {
-            return k;
-        }
-        u -= p;
-    }
-    ROLL_PROBABILITIES.len() - 1
 }
 
 /// One game: the person plays side `human`, the agent the other; `seed`
@@ -248,7 +228,7 @@ pub fn session(
             }
             Turn::Chance => {
                 let player = game.player();
-                let k = roll(&mut dice);
+                let k = random_roll(&mut dice);
                 let (a, b) = ROLL_DICE[k];
                 game.apply_chance(k).map_err(|e| e.to_string())?;
                 // A roll that cannot be played passes the turn at once.

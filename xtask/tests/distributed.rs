@@ -8,8 +8,14 @@
 //! AlphaZero self-play with a learner and one actor trains the bits of one
 //! process, a job killed through one of its actors resumes from the
 //! learner's last checkpoint on another rank count, and SIGUSR1 to mpirun
-//! stops a job with a checkpoint that resumes.
+//! stops a job with a checkpoint that resumes; a rank killed with SIGKILL
+//! (an actor of self-play, a rank of data-parallel DQN) ends the job with
+//! a message from every rank, and the resumed run ends on the bits of an
+//! uninterrupted one.
 #![cfg(feature = "mpi")]
+
+#[allow(dead_code)]
+mod common;
 
 use minnow_nn::Checkpoint;
 use std::path::{Path, PathBuf};
@@ -149,6 +155,71 @@ fn a_data_parallel_dqn_run_is_the_one_process_run_up_to_the_sum_order() {
     train(&mut mpirun(2), &moved, 200, false);
     let (_, resumed) = train(&mut mpirun(3), &moved, 400, true);
     assert_eq!(resumed.meta("counter.env_steps"), Some("400"));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Waits until the job writing `out` has a checkpoint at step `at_least`
+/// or later, then kills its rank `rank` with SIGKILL and waits for the
+/// job to end; returns what mpirun printed to stderr and the step of the
+/// checkpoint left behind.
+fn kill_rank_after(job: std::process::Child, out: &Path, rank: usize, at_least: u64) -> (String, u64) {
+    let checkpoint = out.join("checkpoint.safetensors");
+    let started = std::time::Instant::now();
+    let mut job = job;
+    while checkpoint_step(&checkpoint).is_none_or(|s| s < at_least) {
+        assert!(started.elapsed().as_secs() < 120, "no checkpoint at step {at_least} within 2 minutes");
+        assert!(job.try_wait().unwrap().is_none(), "the job ended before it was killed");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = rank_pid(out, rank).expect("the rank runs");
+    assert!(Command::new("kill").args(["-9", &pid.to_string()]).status().unwrap().success());
+    let output = job.wait_with_output().unwrap();
+    assert!(!output.status.success(), "the job survived a killed rank");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    (stderr, checkpoint_step(&checkpoint).expect("the last checkpoint is whole"))
+}
+
+/// Every rank of a job that lost rank `killed` said why it ends: mpirun
+/// names the killed rank, each other rank that the launcher is ending the
+/// job and how to continue.
+fn assert_every_rank_explains(stderr: &str, ranks: usize, killed: usize) {
+    assert!(stderr.contains(&format!("process rank {killed} with PID")), "{stderr}");
+    assert!(stderr.contains("exited on signal 9 (Killed)"), "{stderr}");
+    for rank in (0..ranks).filter(|&r| r != killed) {
+        let said = format!("rank {rank}: the launcher is ending the job (interrupted, or a rank failed)");
+        assert!(stderr.contains(&said), "rank {rank} said nothing: {stderr}");
+    }
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn a_rank_of_data_parallel_dqn_killed_midway_resumes_to_the_uninterrupted_bits() {
+    let root = root("dqn-kill");
+    let config = root.join("config.json");
+    std::fs::write(
+        &config,
+        r#"{"dqn": {"network": {"hidden": [32]}, "batch_size": 20, "learning_starts": 100, "checkpoint_every": 200,
+            "eval_every": 1000, "replay": {"prioritized": true}}, "eval": {"during": 2, "last": 2}}"#,
+    )
+    .unwrap();
+    let steps = "8000";
+    let train = |out: &Path| {
+        let mut cmd = mpirun(2);
+        cmd.args(["train", "dqn-cartpole", "--distributed", "--steps", steps, "--config"]).arg(&config);
+        cmd.arg("--out").arg(out);
+        cmd
+    };
+    let (straight, killed) = (root.join("straight"), root.join("killed"));
+    ok(train(&straight).output().expect("runs"));
+    let job = train(&killed).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let (stderr, at) = kill_rank_after(job, &killed, 1, 1000);
+    assert_every_rank_explains(&stderr, 2, 1);
+    assert!(at < 8000, "the job finished before the kill");
+    ok(train(&killed).arg("--resume").output().expect("runs"));
+    let (resumed, _) = common::assert_same_checkpoints(&straight, &killed);
+    assert_eq!(resumed.meta("counter.env_steps"), Some(steps));
+    let metrics = |dir: &Path| std::fs::read_to_string(dir.join("metrics.jsonl")).unwrap();
+    assert_eq!(metrics(&straight), metrics(&killed), "killed at step {at} and resumed");
     let _ = std::fs::remove_dir_all(&root);
 }
 
@@ -304,20 +375,24 @@ fn a_killed_actor_leaves_a_checkpoint_that_resumes_at_another_rank_count() {
     let config = root.join("config.json");
     write_az_config(&config, 1, 1000);
     let out = root.join("run");
-    let checkpoint = out.join("checkpoint.safetensors");
-    let mut job = start_az_job(3, &config, &out, false);
-    let started = std::time::Instant::now();
-    while checkpoint_step(&checkpoint).is_none_or(|s| s < 2) {
-        assert!(started.elapsed().as_secs() < 120, "no checkpoint after 2 iterations within 2 minutes");
-        assert!(job.try_wait().unwrap().is_none(), "the job ended before it was killed");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let actor = rank_pid(&out, 2).expect("rank 2 runs");
-    assert!(Command::new("kill").args(["-9", &actor.to_string()]).status().unwrap().success());
-    let status = job.wait().unwrap();
-    assert!(!status.success(), "the job survived a killed rank");
-    let at = checkpoint_step(&checkpoint).expect("the last checkpoint is whole");
+    let (stderr, at) = kill_rank_after(start_az_job(3, &config, &out, true), &out, 2, 2);
+    assert_every_rank_explains(&stderr, 3, 2);
     resume_with_one_actor(&config, &out, at + 2);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_killed_actor_resumes_to_the_bits_of_an_uninterrupted_run() {
+    let root = root("az-kill-exact");
+    let config = root.join("config.json");
+    write_az_config(&config, 1, 1000);
+    let out = root.join("run");
+    let (_, at) = kill_rank_after(start_az_job(2, &config, &out, true), &out, 1, 2);
+    resume_with_one_actor(&config, &out, at + 2);
+    // A learner and one actor train the bits of one process.
+    let straight = root.join("straight");
+    ok(train_az(&mut Command::new(XTASK), &config, &straight, at + 2).output().expect("runs"));
+    common::assert_same_checkpoints(&straight, &out);
     let _ = std::fs::remove_dir_all(&root);
 }
 

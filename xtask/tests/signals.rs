@@ -1,8 +1,9 @@
 //! A live run owns its `--out`: a second run into it is refused, and the
 //! first Ctrl-C (SIGINT) or SIGTERM ends the run after its step with a
 //! checkpoint to resume from (exit code 130), removing nothing, and the
-//! resumed run ends as one never stopped. Temporary files a killed run
-//! left behind are cleared when the next run starts.
+//! resumed run ends as one never stopped; a second Ctrl-C soon after the
+//! first quits at once. Temporary files a killed run left behind are
+//! cleared when the next run starts.
 
 #[allow(dead_code)]
 mod common;
@@ -33,10 +34,15 @@ fn start_long_run(task: &str, out: &Path, config: &Path) -> Child {
 /// Starts a run of `steps` and waits until it has trained past its first
 /// metrics line.
 fn start_run(task: &str, out: &Path, config: &Path, steps: u64) -> Child {
+    start_run_past(task, out, config, steps, 2)
+}
+
+/// Starts a run of `steps` and waits until its metrics file has `lines`.
+fn start_run_past(task: &str, out: &Path, config: &Path, steps: u64, lines: usize) -> Child {
     let mut child =
         train_task(task, out, config, steps, false).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
     let started = Instant::now();
-    while std::fs::read_to_string(out.join("metrics.jsonl")).map_or(true, |m| m.lines().count() < 2) {
+    while std::fs::read_to_string(out.join("metrics.jsonl")).map_or(true, |m| m.lines().count() < lines) {
         if child.try_wait().unwrap().is_some() {
             panic!("the run ended early: {}", finished(child).1);
         }
@@ -165,6 +171,41 @@ fn a_signal_anywhere_resumes_to_the_same_bits() {
         );
         common::assert_same_checkpoints(&straight, &stopped);
         std::fs::remove_dir_all(&stopped).unwrap();
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// A second Ctrl-C, however soon after the first, quits at once (exit
+/// code 130) rather than waiting for the step under way: here an
+/// az-connect4 iteration of 600 updates, seconds long (the first, before
+/// the replay fills, has none).
+#[test]
+fn a_second_ctrl_c_soon_after_the_first_quits_at_once() {
+    let root = std::env::temp_dir().join(format!("minnow-xtask-signals-twice-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let config = root.join("config.json");
+    std::fs::write(
+        &config,
+        r#"{"network": {"width": 32, "blocks": 2}, "mcts": {"simulations": 16},
+            "self_play": {"workers": 1, "games_per_iteration": 8, "parallel_games": 8, "fast_simulations": 8},
+            "training": {"min_replay": 30, "steps_per_iteration": 600, "batch": 256},
+            "eval": {"every": 1000, "elo_pool": 0}}"#,
+    )
+    .unwrap();
+    for delay in [50, 500] {
+        let out = root.join(format!("after-{delay}ms"));
+        let run = start_run_past("az-connect4", &out, &config, 1000, 1);
+        signal(&run, "INT");
+        std::thread::sleep(Duration::from_millis(delay));
+        signal(&run, "INT");
+        let second = Instant::now();
+        let (code, stderr) = finished(run);
+        let took = second.elapsed();
+        assert_eq!(code, Some(130), "{stderr}");
+        assert!(stderr.contains("stopping after this step"), "{delay} ms: the first signal came too late? {stderr}");
+        assert!(stderr.contains("\ninterrupted") && !stderr.contains("stopped at step"), "{delay} ms: {stderr}");
+        assert!(took < Duration::from_secs(1), "{delay} ms apart: ended {took:?} after the second");
     }
     let _ = std::fs::remove_dir_all(&root);
 }

@@ -6,15 +6,71 @@
 //! `az_forward/bB/bf16`: the same network and inputs through its bf16
 //! copy (bf16 weights; activations converted at each Linear's input; f32
 //! accumulation), as `mcts.inference = "bf16"` runs it.
+//!
+//! Floors: [`NetworkWork`] counts one row's forward from the Linear
+//! shapes and the bytes a call cannot avoid (the weights once per thread,
+//! the inputs, the outputs).
 
 use super::StepResult;
 use super::filled;
+use crate::roofline::{Cost, LinearShape, Precision, Roofline};
 use crate::{Work, Workload};
 use minnow_nn::{Forward, Params, PolicyValueInference, PolicyValueNet, PolicyValueNetConfig, Tape};
 use rand::SeedableRng;
 
 /// The network: 198 inputs, 4 residual blocks of width 140, 676 policy logits.
 pub const CONFIG: PolicyValueNetConfig = PolicyValueNetConfig { inputs: 198, width: 140, blocks: 4, policy: 676 };
+
+/// What one forward of a policy/value network costs, per row and per call.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NetworkWork {
+    /// FLOPs of one row's matrix products: 2 · inputs · outputs for
+    /// each Linear (biases, LayerNorms, ReLUs and the softmax are
+    /// elementwise and not counted).
+    pub flops_per_row: f64,
+    /// Bytes of the parameters: f32, or for bf16 the weight matrices at
+    /// 2 bytes and the rest (biases, LayerNorm scales) at 4. The copy's
+    /// padding of rows to cache lines is not counted.
+    pub weight_bytes: f64,
+    /// Bytes each row reads and writes: its inputs, its policy and value.
+    pub io_bytes_per_row: f64,
+    /// The precision of the products.
+    pub precision: Precision,
+}
+
+impl NetworkWork {
+    /// The network in `params` (`config`'s shapes) at `precision`.
+    pub fn new(params: &Params, config: &PolicyValueNetConfig, precision: Precision) -> Self {
+        let layers = LinearShape::of_params(params);
+        let weights: usize = layers.iter().map(LinearShape::weights).sum();
+        let rest = params.numel() - weights;
+        let weight_bytes = match precision {
+            Precision::F32 => 4.0 * params.numel() as f64,
+            Precision::Bf16 => 2.0 * weights as f64 + 4.0 * rest as f64,
+        };
+        Self {
+            flops_per_row: layers.iter().map(|l| l.forward_flops(1)).sum(),
+            weight_bytes,
+            io_bytes_per_row: 4.0 * (config.inputs + config.policy + 1) as f64,
+            precision,
+        }
+    }
+
+    /// `calls` forwards of `rows` rows in all, on `threads` threads each
+    /// reading the whole weight (one copy or its own) per call: the
+    /// weights are the working set a thread keeps; the activations
+    /// between layers are not counted, since a row block can keep them in
+    /// L1.
+    pub fn cost(&self, rows: f64, calls: f64, threads: usize) -> Cost {
+        Cost {
+            flops: rows * self.flops_per_row,
+            precision: self.precision,
+            bytes: calls * threads as f64 * self.weight_bytes + rows * self.io_bytes_per_row,
+            working_set: self.weight_bytes + rows / calls.max(1.0) * self.io_bytes_per_row / threads as f64,
+            threads,
+        }
+    }
+}
 
 /// `az_forward/bB`: one inference call at batch B.
 #[allow(missing_debug_implementations)]
@@ -32,6 +88,9 @@ pub struct AzForward {
     copy: Option<(PolicyValueInference, Vec<f32>)>,
     /// A second bf16 copy for the rows of the second thread.
     bf16_second: Option<PolicyValueInference>,
+    /// One call's network work.
+    network: NetworkWork,
+    threads: usize,
 }
 
 impl AzForward {
@@ -45,7 +104,10 @@ impl AzForward {
         let mut params = Params::new();
         let net = CONFIG.init(&mut params, "az", &mut rng).expect("valid network");
         let copy = copy(&net, &params).expect("the store holds the network");
+        let precision = if copy.is_bf16() { Precision::Bf16 } else { Precision::F32 };
         Self {
+            network: NetworkWork::new(&params, &CONFIG, precision),
+            threads: 1,
             name: format!("az_forward/b{batch}"),
             net,
             params,
@@ -77,6 +139,7 @@ impl AzForward {
             _ => self.copy = None,
         }
         self.tape.set_gemm_threads(threads);
+        self.threads = threads;
         self.name = format!("{}/{threads}thr", self.name);
         self
     }
@@ -155,6 +218,9 @@ impl Workload for AzForward {
         self.evaluate().expect("the benchmark input is valid");
         std::hint::black_box(&self.policy);
     }
+    fn roofline(&self) -> Roofline {
+        Roofline::Floor(self.network.cost(self.batch as f64, 1.0, self.threads))
+    }
 }
 
 /// Adds this file's workloads to `list`.
@@ -167,4 +233,24 @@ pub fn register(list: &mut Vec<Box<dyn Workload>>) {
     }
     list.push(Box::new(AzForward::new(64).with_threads(2)));
     list.push(Box::new(AzForward::bf16(64).with_threads(2)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_network_counts_its_linears_from_the_config() {
+        let w = AzForward::new(8);
+        let c = CONFIG;
+        let per_row = 2 * (c.inputs * c.width + 2 * c.blocks * c.width * c.width + c.width * c.policy + c.width);
+        assert_eq!(w.network.flops_per_row, per_row as f64);
+        let cost = w.network.cost(8.0, 1.0, 1);
+        assert_eq!(cost.flops, 8.0 * per_row as f64);
+        assert_eq!(cost.bytes, 4.0 * w.params.numel() as f64 + 8.0 * 4.0 * (c.inputs + c.policy + 1) as f64);
+        // bf16 halves the weight matrices' bytes only.
+        let bf16 = AzForward::bf16(8).network;
+        assert_eq!(bf16.flops_per_row, w.network.flops_per_row);
+        assert_eq!(bf16.weight_bytes, w.network.weight_bytes - per_row as f64);
+    }
 }

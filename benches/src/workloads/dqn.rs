@@ -3,9 +3,14 @@
 //! the actions taken; forward the target MLP (same shape, no gradient) on
 //! next states; target = r + 0.99 (1 - done) max Q'; Huber loss (delta 1);
 //! backward; Adam (lr 1e-3, eps 1e-8).
+//!
+//! Its floor ([`DqnStep::cost`]) counts the matrix products of both
+//! forwards and the backward from the layer shapes, Adam's arithmetic,
+//! and the bytes the step cannot avoid moving.
 
 use super::StepResult;
 use super::filled;
+use crate::roofline::{ADAM_FLOPS_PER_PARAMETER, Cost, LinearShape, Precision, Roofline};
 use crate::{Work, Workload};
 use minnow_autodiff::beside;
 use minnow_kernels::row_max_argmax;
@@ -32,7 +37,9 @@ pub struct DqnStep {
     next_max: Vec<f32>,
     next_argmax: Vec<u32>,
     targets: Vec<f32>,
-    flops: f64,
+    /// The network's Linear layers, first to last.
+    layers: Vec<LinearShape>,
+    threads: usize,
 }
 
 impl DqnStep {
@@ -44,10 +51,7 @@ impl DqnStep {
         let target = online.clone();
         let adam = AdamConfig { lr: 1e-3, eps: 1e-8, ..AdamConfig::default() }.build(&online).expect("valid Adam");
         let (inputs, actions) = (sizes[0], sizes[sizes.len() - 1]);
-        // Forward of two nets, plus backward (two GEMMs per layer but the first).
-        let macs: usize = sizes.windows(2).map(|p| p[0] * p[1]).sum();
-        let first = sizes[0] * sizes[1];
-        let flops = 2.0 * batch as f64 * (2 * macs + 2 * macs - first) as f64;
+        let layers = LinearShape::of_params(&online);
         Self {
             name: name.to_string(),
             mlp,
@@ -65,7 +69,8 @@ impl DqnStep {
             next_max: vec![0.0; batch],
             next_argmax: vec![0; batch],
             targets: vec![0.0; batch],
-            flops,
+            layers,
+            threads: 1,
         }
     }
 
@@ -77,8 +82,47 @@ impl DqnStep {
         self.tape.set_gemm_threads(threads);
         self.target_tape.set_gemm_threads(threads);
         self.adam.set_threads(threads);
+        self.threads = threads;
         self.name = format!("{}/{threads}thr", self.name);
         self
+    }
+
+    /// FLOPs of the step's matrix products: the online and the target
+    /// network's forwards, and the online network's backward (a weight
+    /// gradient for every layer, an input gradient for all but the first,
+    /// whose input is the states).
+    pub fn matrix_flops(&self) -> f64 {
+        let b = self.batch;
+        let forwards: f64 = self.layers.iter().map(|l| 2.0 * l.forward_flops(b)).sum();
+        let backward: f64 = self.layers.iter().enumerate().map(|(i, l)| l.backward_flops(b, i > 0)).sum();
+        forwards + backward
+    }
+
+    /// The work a step cannot avoid. FLOPs: [`Self::matrix_flops`] and
+    /// Adam's update of every parameter. Bytes, for P parameters (weights
+    /// and biases), as f32: the online parameters read once (forward and
+    /// backward) and written once (Adam); their gradients written by the
+    /// backward and read by Adam; Adam's two moments read and written;
+    /// the target parameters read once; the states and next states read;
+    /// and the online network's layer outputs, which the backward needs,
+    /// written and read back once. Not counted: the target network's
+    /// activations, the loss's vectors and the re-reads of weights, which
+    /// a fused implementation could keep in registers or L1. The working
+    /// set is the parameters, gradients, moments and target (5P) and the
+    /// activations, whichever thread reads them.
+    pub fn cost(&self) -> Cost {
+        let (batch, inputs) = (self.batch, self.mlp.inputs());
+        let parameters = self.online.numel() as f64;
+        let outputs: usize = self.layers.iter().map(|l| l.outputs).sum();
+        let activations = (batch * (2 * inputs + 2 * outputs)) as f64;
+        let floats = 9.0 * parameters + activations;
+        Cost {
+            flops: self.matrix_flops() + ADAM_FLOPS_PER_PARAMETER * parameters,
+            precision: Precision::F32,
+            bytes: 4.0 * floats,
+            working_set: 4.0 * (5.0 * parameters + activations),
+            threads: self.threads,
+        }
     }
 
     /// One training step; returns the loss.
@@ -138,10 +182,13 @@ impl Workload for DqnStep {
         self.name.clone()
     }
     fn work(&self) -> Work {
-        Work::Flops(self.flops)
+        Work::Flops(self.matrix_flops())
     }
     fn run(&mut self) {
         std::hint::black_box(self.step().expect("the benchmark step is valid"));
+    }
+    fn roofline(&self) -> Roofline {
+        Roofline::Floor(self.cost())
     }
 }
 
@@ -161,4 +208,25 @@ pub fn register(list: &mut Vec<Box<dyn Workload>>) {
     list.push(Box::new(game2048()));
     list.push(Box::new(cube().with_threads(2)));
     list.push(Box::new(game2048().with_threads(2)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_step_counts_two_forwards_and_a_backward_from_its_layers() {
+        // 16-64-64-4 at batch 32: forwards 2 x 2 x 32 x 5376 MACs; the
+        // backward 4 x 32 x 5376 less the first layer's input gradient
+        // (2 x 32 x 16 x 64).
+        let step = game2048();
+        let macs = (16 * 64 + 64 * 64 + 64 * 4) as f64;
+        let want = 2.0 * 2.0 * 32.0 * macs + 4.0 * 32.0 * macs - 2.0 * 32.0 * 1024.0;
+        assert_eq!(step.matrix_flops(), want);
+        let cost = step.cost();
+        let parameters = (5376 + 64 + 64 + 4) as f64;
+        assert_eq!(cost.flops, want + ADAM_FLOPS_PER_PARAMETER * parameters);
+        assert_eq!(cost.bytes, 4.0 * (9.0 * parameters + (32 * (2 * 16 + 2 * (64 + 64 + 4))) as f64));
+        assert_eq!((cost.threads, step.with_threads(2).cost().threads), (1, 2));
+    }
 }

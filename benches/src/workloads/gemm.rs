@@ -5,8 +5,11 @@
 //! (what the row-major layout costs or saves at each shape).
 //! Shapes are `m x k x n` (dst m x n); the DQN shapes are a Linear layer's
 //! forward (x Wᵀ), weight gradient (dyᵀ x) and input gradient (dy W).
+//! The largest square products are probes of the roofline: the best rate
+//! a GEMM reaches is a candidate for the FMA peak.
 
 use super::filled;
+use crate::roofline::{Limit, Precision, Roofline};
 use crate::{Work, Workload};
 use faer::{Accum, Mat, MatMut, MatRef};
 use minnow_kernels::{self as k, Par, View, ViewMut};
@@ -38,9 +41,26 @@ impl Gemm {
     }
 }
 
+/// The roofline role of an `m x k x n` product: the largest square one
+/// probes the f32 FMA peak; the rest state nothing.
+fn roofline_of(m: usize, k: usize, n: usize) -> Roofline {
+    if m == PROBE_SIDE && k == PROBE_SIDE && n == PROBE_SIDE {
+        Roofline::Probe { limit: Limit::Compute(Precision::F32), threads: 1 }
+    } else {
+        Roofline::NoFloor("a kernel figure, not a defining workload")
+    }
+}
+
+/// The side of the square products that probe the FMA peak: the largest
+/// timed, where packing costs least against the arithmetic.
+const PROBE_SIDE: usize = 1024;
+
 impl Workload for Gemm {
     fn name(&self) -> String {
         self.name.clone()
+    }
+    fn roofline(&self) -> Roofline {
+        roofline_of(self.m, self.k, self.n)
     }
     fn work(&self) -> Work {
         Work::Flops(2.0 * (self.m * self.k * self.n) as f64)
@@ -62,6 +82,9 @@ struct FaerRowMajor(Gemm);
 impl Workload for FaerRowMajor {
     fn name(&self) -> String {
         self.0.name.clone()
+    }
+    fn roofline(&self) -> Roofline {
+        self.0.roofline()
     }
     fn work(&self) -> Work {
         self.0.work()
@@ -90,6 +113,7 @@ struct FaerDirect {
     b: Mat<f32>,
     c: Mat<f32>,
     flops: f64,
+    roofline: Roofline,
 }
 
 impl FaerDirect {
@@ -104,6 +128,7 @@ impl FaerDirect {
             b: Mat::from_fn(b_rows, b_cols, |i, j| vb[i * b_cols + j]),
             c: Mat::zeros(m, n),
             flops: 2.0 * (m * k * n) as f64,
+            roofline: roofline_of(m, k, n),
         }
     }
 }
@@ -111,6 +136,9 @@ impl FaerDirect {
 impl Workload for FaerDirect {
     fn name(&self) -> String {
         self.name.clone()
+    }
+    fn roofline(&self) -> Roofline {
+        self.roofline
     }
     fn work(&self) -> Work {
         Work::Flops(self.flops)
@@ -147,7 +175,7 @@ fn linear(list: &mut Vec<Box<dyn Workload>>, batch: usize, inp: usize, out: usiz
 
 /// Adds this file's workloads to `list`.
 pub fn register(list: &mut Vec<Box<dyn Workload>>) {
-    for n in [64, 128, 256, 512, 1024] {
+    for n in [64, 128, 256, 512, PROBE_SIDE] {
         trio(list, &n.to_string(), n, n, n, Op::Nn);
     }
     // dqn_step/cube: MLP 144-128-64-6 at batch 64.

@@ -9,9 +9,17 @@
 //! - `logic_ca/hard`: one synchronous step of the trained, pruned hard
 //!   circuit (shipped with minnow-logic) on a 512x512 grid, bit-parallel
 //!   on one thread; throughput in cell updates per second.
+//!
+//! Floors: `logic_ca/step` counts the soft gates' arithmetic (the
+//! multilinear form of `minnow_logic::gates`: 3 FMAs a gate forward; the
+//! backward's input gradients 2 FMAs each and its four sums 7 FLOPs) in
+//! f32 on its threads; its bytes (the grids' states, a tile's rows in
+//! cache) are not counted. `logic_ca/hard` has only a byte floor: its
+//! limit is the rate of 64-bit logic operations, which no probe measures.
 
+use crate::roofline::{Cost, Precision, Roofline};
 use crate::{Work, Workload};
-use minnow_logic::{BitGrid, CheckerboardConfig, HardProgram, HardScratch, PatternTrainer};
+use minnow_logic::{BitGrid, CheckerboardConfig, HardProgram, HardScratch, PatternTrainer, Rollout};
 use rand::{Rng, SeedableRng};
 
 /// `logic_ca/step`: one training step.
@@ -19,7 +27,16 @@ use rand::{Rng, SeedableRng};
 pub struct LogicCaStep {
     trainer: PatternTrainer,
     gate_evals: f64,
+    cost: Cost,
 }
+
+/// FLOPs of one soft gate forward: `C0 + C1 a + C2 b + C3 ab` as 3 FMAs.
+pub const GATE_FORWARD_FLOPS: f64 = 6.0;
+
+/// FLOPs of one soft gate backward: `g (C1 + C3 b)` into `dx[a]` and
+/// `g (C2 + C3 a)` into `dx[b]` (2 FMAs each), and Σg, Σga, Σgb, Σgab (an
+/// add, 2 FMAs, a multiply and an FMA).
+pub const GATE_BACKWARD_FLOPS: f64 = 4.0 + 4.0 + 1.0 + 2.0 + 2.0 + 3.0;
 
 impl LogicCaStep {
     /// The workload, from the default config.
@@ -28,7 +45,15 @@ impl LogicCaStep {
         let cells = config.ca.cells();
         let trainer = PatternTrainer::new(&config).expect("the reference config is valid");
         let per_cell: usize = trainer.model().circuit().stages.iter().map(|s| s.gates.len()).sum();
-        Self { gate_evals: (per_cell * cells * config.ca_steps * config.batch) as f64, trainer }
+        let gate_evals = (per_cell * cells * config.ca_steps * config.batch) as f64;
+        // Recomputing the rollout runs every forward twice.
+        let forwards = match config.rollout {
+            Rollout::Store => 1.0,
+            Rollout::Recompute => 2.0,
+        };
+        let flops = gate_evals * (forwards * GATE_FORWARD_FLOPS + GATE_BACKWARD_FLOPS);
+        let cost = Cost { flops, precision: Precision::F32, bytes: 0.0, working_set: 0.0, threads: config.threads };
+        Self { gate_evals, trainer, cost }
     }
 
     /// One training step; returns the soft loss.
@@ -52,6 +77,9 @@ impl Workload for LogicCaStep {
     }
     fn run(&mut self) {
         std::hint::black_box(self.step());
+    }
+    fn roofline(&self) -> Roofline {
+        Roofline::Floor(self.cost)
     }
 }
 
@@ -108,6 +136,18 @@ impl Workload for LogicCaHard {
     fn run(&mut self) {
         self.step();
         std::hint::black_box(&self.grid);
+    }
+    fn roofline(&self) -> Roofline {
+        // The grid read and the next one written, a bit per cell and
+        // channel each; both grids are the working set.
+        let grid = (HARD_SIDE * HARD_SIDE * self.program.channels()) as f64 / 8.0;
+        Roofline::Floor(Cost {
+            flops: 0.0,
+            precision: Precision::F32,
+            bytes: 2.0 * grid,
+            working_set: 2.0 * grid,
+            threads: 1,
+        })
     }
 }
 

@@ -19,12 +19,21 @@
 //! - `mcts/backgammon/2thr`: two threads of rayon's pool, each with its own
 //!   64 games and evaluator, simulations/s in total; `/bf16/2thr` the same
 //!   on bf16 leaves.
+//!
+//! Floors count the network's work alone: the leaves the searches
+//! actually evaluated (counted as they run: a terminal leaf needs no
+//! network, so the count is below the simulations) and one read of the
+//! weights per network call. The tree walks, move generation and
+//! observation encoding are branching work with no floor, so the
+//! percentage says how far the whole loop is from running only its
+//! network at the machine's limit.
 
-use super::az;
+use super::az::{self, NetworkWork};
+use crate::roofline::{Cost, Precision, Roofline};
 use crate::{Work, Workload};
 use minnow_envs::{Backgammon, Game, Turn};
 use minnow_nn::{Params, PolicyValueNetConfig};
-use minnow_rl::mcts::{Inference, LeafBatch, MctsConfig, NetEvaluator, Search, search_batched};
+use minnow_rl::mcts::{Evaluator, Inference, LeafBatch, MctsConfig, NetEvaluator, Search, search_batched};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use std::sync::Arc;
@@ -41,12 +50,28 @@ pub const GAME_SAMPLE_CALLS: u64 = 600;
 /// docs/ANCHORS.md's network with backgammon's input width.
 pub const CONFIG: PolicyValueNetConfig = PolicyValueNetConfig { inputs: 202, ..az::CONFIG };
 
+/// An evaluator that counts its calls and the leaves they evaluate.
+struct Counted<E> {
+    inner: E,
+    calls: u64,
+    leaves: u64,
+}
+
+impl<G: Game, E: Evaluator<G>> Evaluator<G> for Counted<E> {
+    fn evaluate(&mut self, states: &[G], logits: &mut [f32], values: &mut [f32]) {
+        self.calls += 1;
+        self.leaves += states.len() as u64;
+        self.inner.evaluate(states, logits, values);
+    }
+}
+
 /// One thread's self-play: games, trees, batch, evaluator.
 #[allow(missing_debug_implementations)]
 pub struct SelfPlay {
     searches: Vec<Search<Backgammon>>,
     batch: LeafBatch<Backgammon>,
-    eval: NetEvaluator<Backgammon>,
+    eval: Counted<NetEvaluator<Backgammon>>,
+    network: NetworkWork,
     rng: Pcg64Mcg,
     outcomes: Vec<f32>,
     games_started: u64,
@@ -54,6 +79,8 @@ pub struct SelfPlay {
     pub games_finished: u64,
     /// Moves played so far.
     pub moves: u64,
+    /// Calls of [`SelfPlay::step`] so far.
+    steps: u64,
 }
 
 impl SelfPlay {
@@ -70,6 +97,11 @@ impl SelfPlay {
         let net = CONFIG.init(&mut params, "az", &mut rng).expect("valid network");
         let config =
             MctsConfig { simulations: SIMULATIONS, leaves_per_round: LEAVES, inference, ..MctsConfig::default() };
+        let precision = match inference {
+            Inference::F32 => Precision::F32,
+            Inference::Bf16 => Precision::Bf16,
+        };
+        let network = NetworkWork::new(&params, &CONFIG, precision);
         let mut games_started = 0;
         let searches = (0..GAMES)
             .map(|i| {
@@ -82,18 +114,33 @@ impl SelfPlay {
         Self {
             searches,
             batch: LeafBatch::new(GAMES * LEAVES as usize),
-            eval: NetEvaluator::with_inference(&net, Arc::new(params), inference).expect("the network fits backgammon"),
+            eval: Counted {
+                inner: NetEvaluator::with_inference(&net, Arc::new(params), inference)
+                    .expect("the network fits backgammon"),
+                calls: 0,
+                leaves: 0,
+            },
+            network,
             rng: Pcg64Mcg::seed_from_u64(seed),
             outcomes: vec![0.0; Backgammon::MAX_OUTCOMES],
             games_started,
             games_finished: 0,
             moves: 0,
+            steps: 0,
         }
+    }
+
+    /// The network's work in one step, averaged over the steps so far
+    /// (none before the first).
+    pub fn cost(&self) -> Option<Cost> {
+        let steps = self.steps as f64;
+        (self.steps > 0).then(|| self.network.cost(self.eval.leaves as f64 / steps, self.eval.calls as f64 / steps, 1))
     }
 
     /// One move of every game (a search of `SIMULATIONS` each); returns
     /// the simulations run.
     pub fn step(&mut self) -> u64 {
+        self.steps += 1;
         for s in &mut self.searches {
             s.begin(true, &mut self.rng).expect("every root is a player's decision");
         }
@@ -178,6 +225,9 @@ impl Workload for MctsBackgammon {
             Work::Items((GAMES as u32 * SIMULATIONS) as f64, "sim/s")
         }
     }
+    fn roofline(&self) -> Roofline {
+        self.play.cost().map_or(Roofline::NoFloor("not run yet"), Roofline::Floor)
+    }
     fn run(&mut self) {
         if self.games && self.games_per_call == 0.0 {
             let before = self.play.games_finished;
@@ -225,6 +275,15 @@ impl Workload for MctsBackgammonThreads {
     }
     fn run(&mut self) {
         std::hint::black_box(self.step());
+    }
+    fn roofline(&self) -> Roofline {
+        // Both loops' work, on two threads.
+        match (self.plays[0].cost(), self.plays[1].cost()) {
+            (Some(a), Some(b)) => {
+                Roofline::Floor(Cost { flops: a.flops + b.flops, bytes: a.bytes + b.bytes, threads: 2, ..a })
+            }
+            _ => Roofline::NoFloor("not run yet"),
+        }
     }
 }
 

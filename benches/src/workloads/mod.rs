@@ -11,6 +11,7 @@ pub mod logic_ca;
 pub mod lstm;
 pub mod mcts;
 pub mod memory;
+pub mod peak;
 
 /// What a workload's training step can fail with: a graph op or the
 /// optimiser, both converted by `?`.

@@ -47,11 +47,27 @@ pub fn stop_on_signal() {
         if RUN_RETURNED.load(Ordering::SeqCst) {
             return;
         }
-        if first.swap(false, Ordering::SeqCst) && minnow_train::request_stop() {
-            eprintln!("\nstopping after this step and saving a checkpoint (Ctrl-C again quits at once)");
-        } else {
-            eprintln!("\ninterrupted");
-            std::process::exit(130);
+        let stopping = first.swap(false, Ordering::SeqCst) && minnow_train::request_stop();
+        // mpirun sends SIGTERM to every rank when the job is interrupted
+        // and when a rank dies; in the second case the ranks wait on the
+        // dead one until the launcher kills them, so each says why first.
+        let ending = "the launcher is ending the job (interrupted, or a rank failed)";
+        match (minnow_dist::launcher_rank(), stopping) {
+            (Some(rank), true) => eprintln!(
+                "\nrank {rank}: {ending}: stopping after this step with a checkpoint if every rank gets there; if \
+                 not, `--resume` continues from the last checkpoint"
+            ),
+            (None, true) => {
+                eprintln!("\nstopping after this step and saving a checkpoint (Ctrl-C again quits at once)")
+            }
+            (Some(rank), false) => {
+                eprintln!("\nrank {rank}: {ending}; `--resume` continues from the last checkpoint");
+                std::process::exit(130);
+            }
+            (None, false) => {
+                eprintln!("\ninterrupted");
+                std::process::exit(130);
+            }
         }
     });
     if let Err(e) = installed {

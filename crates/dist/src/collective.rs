@@ -76,6 +76,13 @@ pub fn launched_by_mpi() -> bool {
     LAUNCHER_VARIABLES.iter().any(|v| std::env::var_os(v).is_some())
 }
 
+/// This process's rank as its MPI launcher numbered it, read from the
+/// launcher's variables (MPI itself need not be up, as in a signal
+/// handler); `None` when no launcher started the process.
+pub fn launcher_rank() -> Option<usize> {
+    ["OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"].iter().find_map(|v| std::env::var(v).ok()?.parse().ok())
+}
+
 /// The group this process trains in: [`Solo`] unless a distributed run is
 /// `requested` or an MPI launcher started the process, then the MPI job. A
 /// distributed run without MPI compiled in, or without a launcher, is an

@@ -28,7 +28,7 @@ mod mpi_world;
 mod spread;
 mod sum;
 
-pub use collective::{Collective, Solo, agree, launched_by_mpi, world};
+pub use collective::{Collective, Solo, agree, launched_by_mpi, launcher_rank, world};
 pub use data_parallel::{DataParallel, Reduced, shard};
 pub use error::{DistError, Result};
 #[cfg(feature = "mpi")]

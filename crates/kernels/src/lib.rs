@@ -62,7 +62,7 @@ pub use gemm::{Par, View, ViewMut, gemm, gemm_threads};
 pub use index::*;
 pub use layer_norm::*;
 pub use optimizers::*;
-pub use peak::fma_peak_probe;
+pub use peak::{bf16_peak_probe, fma_peak_probe};
 pub use reduce::*;
 pub use softmax::*;
 pub use split_rows::split_rows;

@@ -368,3 +368,29 @@ fn with_points_a_gammon_is_worth_two_thirds_of_a_backgammon() {
     assert!((root_value(false) - 1.0).abs() < 1e-5, "a win is a win");
     assert!((root_value(true) - 2.0 / 3.0).abs() < 1e-5, "2 points of at most 3");
 }
+
+#[test]
+fn the_principal_variation_follows_the_most_visited_moves_to_the_win() {
+    // X: 0, 1; O: 3, 4; X to move wins at 2: the line is that move alone,
+    // as the game ends there.
+    let win = TicTacToe::from_moves(&[0, 3, 1, 4]).unwrap();
+    let mut search = Search::new(&config(400), &win).unwrap();
+    assert!(search.principal_variation().is_empty(), "no search yet");
+    let mut rng = Pcg64Mcg::seed_from_u64(3);
+    search.run(&mut RolloutEvaluator::new::<TicTacToe>(1, 3), false, &mut rng).unwrap();
+    let line = search.principal_variation();
+    assert_eq!(line, [2]);
+    assert_eq!(line[0], search.choose_action(0.0, &mut rng).unwrap());
+    // From the start the line is a playable sequence of several moves,
+    // each the most visited at its node.
+    let start = TicTacToe::new();
+    let mut search = Search::new(&config(2000), &start).unwrap();
+    search.run(&mut RolloutEvaluator::new::<TicTacToe>(1, 4), false, &mut rng).unwrap();
+    let line = search.principal_variation();
+    assert!(line.len() >= 3, "{line:?}");
+    assert_eq!(line[0], search.choose_action(0.0, &mut rng).unwrap());
+    let mut game = start;
+    for &a in &line {
+        game.apply(a).unwrap();
+    }
+}

@@ -55,6 +55,19 @@ pub fn roll_index(a: u8, b: u8) -> Option<usize> {
     ROLL_DICE.iter().position(|&r| r == (low, high))
 }
 
+/// A roll drawn with the dice's probabilities: an index into
+/// [`ROLL_DICE`].
+pub fn random_roll(rng: &mut impl rand::Rng) -> usize {
+    let mut u: f32 = rng.random();
+    for (k, &p) in ROLL_PROBABILITIES.iter().enumerate() {
+        if u < p {
+            return k;
+        }
+        u -= p;
+    }
+    ROLLS - 1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

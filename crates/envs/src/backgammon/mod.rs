@@ -72,12 +72,13 @@ pub mod mat;
 pub mod match_id;
 mod moves_left;
 pub mod notation;
+pub mod pasted;
 mod plays;
 mod position;
 pub mod position_id;
 pub mod pubeval;
 
-pub use dice::{OPENING_ROLLS, ROLL_DICE, ROLL_PROBABILITIES, ROLLS, roll_index};
+pub use dice::{OPENING_ROLLS, ROLL_DICE, ROLL_PROBABILITIES, ROLLS, random_roll, roll_index};
 pub use plays::{Play, TurnPlays};
 pub use position::{CHECKERS, POINTS, Position};
 

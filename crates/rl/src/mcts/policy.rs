@@ -42,6 +42,30 @@ impl<G: Game> Search<G> {
             .map_or(0, |e| if e.child == NONE { 0 } else { self.tree.node(e.child).visits })
     }
 
+    /// The line the search expects: from the root, the most visited child
+    /// (ties to the higher prior) and on down, while the player to move is
+    /// searched and a child was visited. It stops at a chance node (the
+    /// dice are not the search's to choose) and at the game's end. Empty
+    /// before a search. With a Gumbel root the first move may differ from
+    /// [`choose_action`](Self::choose_action)'s (the halving's survivor).
+    pub fn principal_variation(&self) -> Vec<usize> {
+        let mut line = Vec::new();
+        let mut node = ROOT;
+        while self.tree.node(node).kind == Kind::Player {
+            let visited = self.tree.edges(node).iter().filter(|e| e.child != NONE);
+            let visits = |e: &Edge| self.tree.node(e.child).visits;
+            let best = visited.max_by(|a, b| visits(a).cmp(&visits(b)).then(a.prior.total_cmp(&b.prior)));
+            match best {
+                Some(e) if visits(e) > 0 => {
+                    line.push(e.action as usize);
+                    node = e.child;
+                }
+                _ => break,
+            }
+        }
+        line
+    }
+
     /// Visits of the root.
     pub fn root_visits(&self) -> u32 {
         self.tree.node(ROOT).visits

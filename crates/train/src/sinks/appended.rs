@@ -1,6 +1,8 @@
 //! What both metrics files share: a file appended to record by record,
-//! flushed at each checkpoint (so a reader sees it grow) and synced when
-//! the run persists. Every write is checked: a record that cannot be
+//! flushed at each checkpoint and with the first record a second or more
+//! after the last flush, so a reader (`tail -f`, TensorBoard, a live page)
+//! sees it grow step by step without a write per record; synced when the
+//! run persists. Every write is checked: a record that cannot be
 //! written is history lost, so the error stops the run (the driver
 //! returns it) before a checkpoint gets ahead of the file.
 
@@ -9,6 +11,10 @@ use crate::{Event, Result, TrainError};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How long records gather in the buffer before one pushes them out.
+pub(super) const FLUSH_AFTER: Duration = Duration::from_secs(1);
 
 /// A metrics file: how one step's or evaluation's metrics become a record,
 /// and the file they are appended to.
@@ -42,6 +48,8 @@ pub(super) struct AppendFile {
     file: Option<BufWriter<File>>,
     /// The step of the last record appended.
     step: u64,
+    /// When the buffer was last pushed to the file.
+    flushed: Instant,
     /// The file's own inode and its directory's, as opened.
     inode: Inode,
     dir: Inode,
@@ -53,7 +61,14 @@ impl AppendFile {
         let file = std::fs::OpenOptions::new().append(true).open(path).map_err(TrainError::io(path))?;
         let inode = Inode::of(&file.metadata().map_err(TrainError::io(path))?);
         let dir = Inode::at(parent(path)).ok_or_else(|| TrainError::RunDirGone { dir: parent(path).to_path_buf() })?;
-        Ok(Self { path: path.to_path_buf(), file: Some(BufWriter::new(file)), step, inode, dir })
+        Ok(Self {
+            path: path.to_path_buf(),
+            file: Some(BufWriter::new(file)),
+            step,
+            flushed: Instant::now(),
+            inode,
+            dir,
+        })
     }
 
     /// Where the records go.
@@ -64,11 +79,16 @@ impl AppendFile {
     /// Appends `record`, the record of `step`.
     pub(super) fn append(&mut self, step: u64, record: &[u8]) -> Result<()> {
         self.step = step;
-        self.io(|file| file.write_all(record))
+        self.io(|file| file.write_all(record))?;
+        if self.flushed.elapsed() >= FLUSH_AFTER {
+            self.flush()?;
+        }
+        Ok(())
     }
 
     /// Pushes buffered records to the file.
     pub(super) fn flush(&mut self) -> Result<()> {
+        self.flushed = Instant::now();
         self.io(BufWriter::flush)
     }
 
@@ -76,6 +96,7 @@ impl AppendFile {
     /// makes sure the file is still where the run put it: one whose
     /// directory was deleted or moved takes writes that nobody will read.
     pub(super) fn sync(&mut self) -> Result<()> {
+        self.flushed = Instant::now();
         self.io(|file| file.flush().and_then(|()| file.get_ref().sync_data()))?;
         self.dir.check_dir(parent(&self.path))?;
         if Inode::at(&self.path) != Some(self.inode) {

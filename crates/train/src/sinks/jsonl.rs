@@ -89,6 +89,7 @@ impl Observer for JsonLines {
 
 #[cfg(test)]
 mod tests {
+    use super::super::appended::FLUSH_AFTER;
     use super::*;
 
     #[test]
@@ -104,6 +105,24 @@ mod tests {
         assert_eq!(text, "{\"step\":7,\"loss\":0.25,\"odd \\\"name\\\"\":null,\"big\":null}\n");
         let value: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(value["odd \"name\""], serde_json::Value::Null);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A record a second or more after the last flush reaches the file
+    /// with those before it, no checkpoint needed: a run is watched live.
+    #[test]
+    fn a_record_a_second_after_the_last_flush_reaches_the_file() {
+        let dir = std::env::temp_dir().join(format!("minnow-jsonl-live-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("metrics.jsonl");
+        let mut sink = JsonLines::open(&path, 0).unwrap();
+        let step = |step| Event::Eval { step, metrics: &[("loss", 0.5)] };
+        sink.observe(step(1)).unwrap();
+        let lines = || std::fs::read_to_string(&path).unwrap().lines().count();
+        assert_eq!(lines(), 0, "buffered, not written one by one");
+        std::thread::sleep(FLUSH_AFTER);
+        sink.observe(step(2)).unwrap();
+        assert_eq!(lines(), 2);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
